@@ -1,0 +1,97 @@
+#include "cli/cluster_options.hpp"
+
+#include <charconv>
+#include <cmath>
+
+#include "core/error.hpp"
+#include "topo/cluster_loader.hpp"
+
+namespace gf::cli {
+
+namespace {
+
+long parse_long(const std::string& flag, const std::string& v, long min, long max) {
+  long out = 0;
+  const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+  if (ec != std::errc() || p != v.data() + v.size() || out < min || out > max) {
+    throw InputError({}, flag, "got '" + v + "'", "a whole number from " + std::to_string(min) + " to " + std::to_string(max));
+  }
+  return out;
+}
+
+double parse_double(const std::string& flag, const std::string& v) {
+  try {
+    std::size_t used = 0;
+    const double d = std::stod(v, &used);
+    if (used != v.size() || !std::isfinite(d)) throw std::invalid_argument(v);
+    return d;
+  } catch (const std::exception&) {
+    throw InputError({}, flag, "got '" + v + "'", "a number");
+  }
+}
+
+bool parse_on_off(const std::string& flag, const std::string& v) {
+  if (v == "on" || v == "true" || v == "1") return true;
+  if (v == "off" || v == "false" || v == "0") return false;
+  throw InputError({}, flag, "got '" + v + "'", "on, off");
+}
+
+}  // namespace
+
+void add_catalog_option(CLI::App& app, std::string& dir) {
+  app.add_option("--catalog", dir, "Directory of extra catalog *.yaml files that override or extend the built-in one");
+}
+
+hw::Catalog load_catalog(const std::string& dir) {
+  hw::Catalog c = hw::Catalog::builtin();
+  if (!dir.empty()) c.load_directory(dir);
+  return c;
+}
+
+void ClusterOptions::add_to(CLI::App& app) {
+  auto* p = app.add_option("--preset", preset, "Built-in cluster (see `gpufabric presets`)");
+  auto* c = app.add_option("--cluster", cluster_file, "Cluster description YAML file (docs/cluster-format.md)");
+  p->excludes(c);
+  add_catalog_option(app, catalog_dir);
+  app.add_option("--nodes", nodes, "Number of nodes");
+  app.add_option("--network", network, "Network technology, e.g. ib-ndr, roce-400g, eth-100g, efa");
+  app.add_option("--nics-per-node", nics_per_node, "Compute NICs per node");
+  app.add_option("--fabric", fabric, "single | fat-tree | rail");
+  app.add_option("--tiers", tiers, "Switch tiers of a fat-tree or rail fabric: 2 | 3");
+  app.add_option("--oversubscription", oversubscription, "Leaf down:up port ratio R (R:1), >= 1");
+  app.add_option("--gpudirect", gpudirect, "GPUDirect RDMA: on | off");
+  app.add_option("--p2p", p2p, "GPU peer-to-peer: on | off");
+}
+
+hw::Catalog ClusterOptions::load_catalog() const { return cli::load_catalog(catalog_dir); }
+
+topo::ClusterOverrides ClusterOptions::overrides() const {
+  topo::ClusterOverrides o;
+  if (!nodes.empty()) o.nodes = parse_long("--nodes", nodes, 1, 1'000'000);
+  if (!network.empty()) o.network = network;
+  if (!nics_per_node.empty()) o.nics_per_node = static_cast<int>(parse_long("--nics-per-node", nics_per_node, 0, 64));
+  if (!fabric.empty()) {
+    if (fabric == "single") o.fabric = topo::FabricKind::single;
+    else if (fabric == "fat-tree") o.fabric = topo::FabricKind::fat_tree;
+    else if (fabric == "rail") o.fabric = topo::FabricKind::rail;
+    else throw InputError({}, "--fabric", "got '" + fabric + "'", "single, fat-tree, rail");
+  }
+  if (!tiers.empty()) o.tiers = static_cast<int>(parse_long("--tiers", tiers, 2, 3));
+  if (!oversubscription.empty()) o.oversubscription = parse_double("--oversubscription", oversubscription);
+  if (!gpudirect.empty()) o.gpudirect = parse_on_off("--gpudirect", gpudirect);
+  if (!p2p.empty()) o.p2p = parse_on_off("--p2p", p2p);
+  return o;
+}
+
+topo::ClusterSpec ClusterOptions::load_spec(const hw::Catalog& catalog) const {
+  if (preset.empty() && cluster_file.empty()) {
+    throw InputError({}, "--preset", "no cluster given", "--preset NAME (see `gpufabric presets`) or --cluster FILE");
+  }
+  const auto o = overrides();  // checked before loading, so a bad flag is reported first
+  topo::ClusterSpec spec =
+      preset.empty() ? topo::load_cluster_file(cluster_file, catalog) : topo::load_preset(preset, catalog);
+  topo::apply_overrides(spec, o, catalog);
+  return spec;
+}
+
+}  // namespace gf::cli

@@ -1,0 +1,29 @@
+#pragma once
+// The cluster options every cluster-taking subcommand accepts (--preset/--cluster and the
+// overrides), parsed strictly so a typo is an error, not a silent default.
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "hw/catalog.hpp"
+#include "topo/cluster_spec.hpp"
+
+namespace gf::cli {
+
+struct ClusterOptions {
+  std::string preset;
+  std::string cluster_file;
+  std::string catalog_dir;
+  std::string nodes, network, nics_per_node, fabric, tiers, oversubscription, gpudirect, p2p;
+
+  void add_to(CLI::App& app);
+  [[nodiscard]] hw::Catalog load_catalog() const;
+  [[nodiscard]] topo::ClusterSpec load_spec(const hw::Catalog& catalog) const;
+  [[nodiscard]] topo::ClusterOverrides overrides() const;
+};
+
+// Adds `--catalog DIR` only (for subcommands that need the catalog but no cluster).
+void add_catalog_option(CLI::App& app, std::string& dir);
+hw::Catalog load_catalog(const std::string& dir);
+
+}  // namespace gf::cli

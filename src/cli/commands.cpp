@@ -1,0 +1,196 @@
+#include "cli/commands.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+#include <new>
+
+#include "cli/cluster_options.hpp"
+#include "core/error.hpp"
+#include "report/table.hpp"
+#include "report/topo_report.hpp"
+#include "topo/cluster_loader.hpp"
+#include "topo/topology.hpp"
+
+namespace gf::cli {
+
+namespace {
+
+void check_format(const std::string& format, std::initializer_list<const char*> valid) {
+  for (const char* v : valid) {
+    if (format == v) return;
+  }
+  throw InputError({}, "--format", "got '" + format + "'", join(std::vector<std::string>(valid.begin(), valid.end())));
+}
+
+std::string presets_output(const hw::Catalog& catalog, const std::string& format) {
+  report::TextTable table({"preset", "GPUs", "GPU", "GPU fabric", "network", "description"},
+                          {report::TextTable::Align::left, report::TextTable::Align::right,
+                           report::TextTable::Align::left, report::TextTable::Align::left,
+                           report::TextTable::Align::left, report::TextTable::Align::left});
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& name : topo::preset_names()) {
+    const auto spec = topo::load_preset(name, catalog);
+    table.add_row({name, std::to_string(spec.node.gpus), spec.node.gpu, topo::to_string(spec.node.gpu_fabric),
+                   spec.network.tech, spec.description});
+    rows.push_back({{"name", name},
+                    {"gpus_per_node", spec.node.gpus},
+                    {"gpu", spec.node.gpu},
+                    {"gpu_fabric", topo::to_string(spec.node.gpu_fabric)},
+                    {"network", spec.network.tech},
+                    {"p2p", spec.p2p},
+                    {"description", spec.description},
+                    {"source", spec.source}});
+  }
+  if (format == "json") return rows.dump(2) + "\n";
+  return table.render();
+}
+
+std::string catalog_output(const hw::Catalog& c, const std::string& format) {
+  using report::fixed;
+  using report::TextTable;
+  nlohmann::json j;
+  std::string out;
+  const auto L = TextTable::Align::left;
+  {
+    TextTable t({"gpu", "memory GB", "mem GB/s", "bf16 TFLOPS", "NVLink", "PCIe", "TDP W", "MIG", "source"},
+                {L, TextTable::Align::right, TextTable::Align::right, TextTable::Align::right, L, L,
+                 TextTable::Align::right, L, L});
+    for (const auto& [name, g] : c.gpus()) {
+      const auto bf16 = g.tflops_dense.find("bf16");
+      std::string nv = "-";
+      if (g.nvlink) nv = (g.nvlink->generation == 0 ? "xGMI" : "NVLink" + std::to_string(g.nvlink->generation)) +
+                         " x" + std::to_string(g.nvlink->links);
+      t.add_row({name, fmt::format("{:g}", in_GB(g.memory)), fmt::format("{:g}", in_GBps(g.memory_bandwidth)),
+                 bf16 == g.tflops_dense.end() ? "-" : fmt::format("{:g}", bf16->second), nv,
+                 fmt::format("Gen{} x{}", g.pcie.generation, g.pcie.lanes), fmt::format("{:g}", g.tdp.value()),
+                 g.mig_supported ? std::to_string(g.mig_max_instances) : "-", g.source});
+      j["gpus"].push_back({{"name", name},
+                           {"memory_GB", in_GB(g.memory)},
+                           {"memory_bandwidth_GBps", in_GBps(g.memory_bandwidth)},
+                           {"tflops_dense", g.tflops_dense},
+                           {"tdp_W", g.tdp.value()},
+                           {"source", g.source}});
+    }
+    out += "GPUs:\n" + t.render(1);
+  }
+  {
+    TextTable t({"network", "family", "transport", "data Gb/s", "efficiency", "latency us", "source"},
+                {L, L, L, TextTable::Align::right, TextTable::Align::right, TextTable::Align::right, L});
+    for (const auto& [name, n] : c.networks()) {
+      t.add_row({name, n.family, n.transport, fmt::format("{:g}", in_Gbps(n.data_rate)), fixed(n.efficiency, 3),
+                 fixed(in_us(n.endpoint_latency), 2), n.source});
+      j["networks"].push_back({{"name", name}, {"family", n.family}, {"data_rate_Gbps", in_Gbps(n.data_rate)},
+                               {"efficiency", n.efficiency}, {"source", n.source}});
+    }
+    out += "\nNetworks:\n" + t.render(1);
+  }
+  {
+    TextTable t({"link", "GB/s per lane/link", "efficiency", "source"}, {L, TextTable::Align::right, TextTable::Align::right, L});
+    for (const auto& [gen, p] : c.pcie_generations()) {
+      t.add_row({"PCIe Gen" + std::to_string(gen), fixed(in_GBps(p.lane_rate), 3), fixed(p.copy_efficiency, 3), p.source});
+    }
+    for (const auto& [gen, n] : c.nvlink_generations()) {
+      t.add_row({"NVLink " + std::to_string(gen), fixed(in_GBps(n.link_rate), 3), fixed(n.efficiency, 3), n.source});
+    }
+    out += "\nLinks:\n" + t.render(1);
+  }
+  {
+    TextTable t({"name", "kind", "figures", "source"}, {L, L, L, L});
+    for (const auto& [name, n] : c.nics()) {
+      t.add_row({name, "NIC", fmt::format("{:g} Gb/s, PCIe Gen{} x{}", in_Gbps(n.max_rate), n.pcie.generation, n.pcie.lanes),
+                 n.source});
+    }
+    for (const auto& [name, s] : c.switches()) {
+      t.add_row({name, "switch", fmt::format("{} x {:g} Gb/s, {:g} ns{}", s.radix, in_Gbps(s.port_rate),
+                                             in_ns(s.latency), s.sharp ? ", SHARP" : ""),
+                 s.source});
+    }
+    for (const auto& [name, s] : c.storages()) {
+      t.add_row({name, s.kind, fmt::format("read {:g} GB/s, write {:g} GB/s", in_GBps(s.read), in_GBps(s.write)), s.source});
+    }
+    for (const auto& [name, cpu] : c.cpus()) {
+      t.add_row({name, "CPU", fmt::format("{} cores, {} x{} {} = {:g} GB/s", cpu.cores, cpu.memory_type,
+                                          cpu.memory_channels, cpu.memory_mts, in_GBps(cpu.memory_bandwidth)),
+                 cpu.source});
+    }
+    out += "\nNICs, switches, storage, CPUs:\n" + t.render(1);
+  }
+  if (format == "json") return j.dump(2) + "\n";
+  return out;
+}
+
+}  // namespace
+
+int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  CLI::App app{"gpufabric: model, measure and plan GPU servers and clusters along the whole data path"};
+  app.require_subcommand(1);
+
+  auto* presets = app.add_subcommand("presets", "List the built-in cluster presets");
+  std::string presets_format = "table";
+  presets->add_option("--format", presets_format, "table | json");
+
+  auto* catalog_cmd = app.add_subcommand("catalog", "List the hardware catalog with each entry's source");
+  std::string catalog_format = "table";
+  std::string catalog_dir;
+  catalog_cmd->add_option("--format", catalog_format, "table | json");
+  add_catalog_option(*catalog_cmd, catalog_dir);
+
+  auto* topo_cmd = app.add_subcommand("topo", "Show a cluster's topology: connection matrix, paths, bandwidth");
+  ClusterOptions topo_opts;
+  topo_opts.add_to(*topo_cmd);
+  std::string topo_format = "table";
+  bool topo_dot = false;
+  topo_cmd->add_option("--format", topo_format, "table | json");
+  topo_cmd->add_flag("--dot", topo_dot, "Print the device graph in Graphviz DOT instead");
+
+  try {
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+      out << app.help();
+      return 0;
+    } catch (const CLI::CallForAllHelp& e) {
+      out << app.help("", CLI::AppFormatMode::All);
+      return 0;
+    } catch (const CLI::ParseError& e) {
+      if (e.get_exit_code() == 0) {
+        out << app.help();
+        return 0;
+      }
+      err << "gpufabric: error: " << e.what() << "\n";
+      err << "Run 'gpufabric --help' for usage.\n";
+      return kExitBadInput;
+    }
+    std::string result;
+    if (presets->parsed()) {
+      check_format(presets_format, {"table", "json"});
+      result = presets_output(hw::Catalog::builtin(), presets_format);
+    } else if (catalog_cmd->parsed()) {
+      check_format(catalog_format, {"table", "json"});
+      result = catalog_output(load_catalog(catalog_dir), catalog_format);
+    } else if (topo_cmd->parsed()) {
+      check_format(topo_format, {"table", "json"});
+      const hw::Catalog catalog = topo_opts.load_catalog();
+      const topo::Topology topology(topo_opts.load_spec(catalog), catalog);
+      result = topo_dot ? report::topo_dot(topology)
+               : topo_format == "json" ? report::topo_json(topology)
+                                       : report::topo_text(topology);
+    }
+    out << result;
+    out.flush();
+    return 0;
+  } catch (const InputError& e) {
+    err << "gpufabric: error: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const std::bad_alloc&) {
+    err << "gpufabric: error: out of memory building the model; try fewer nodes\n";
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    err << "gpufabric: internal error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace gf::cli

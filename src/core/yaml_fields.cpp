@@ -1,0 +1,165 @@
+#include "core/yaml_fields.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+namespace gf {
+
+namespace {
+std::string n_to_string(double v) { return fmt::format("{:g}", v); }
+}  // namespace
+
+YAML::Node parse_yaml(const std::string& text, const std::string& file) {
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw InputError({file, e.mark.line + 1, e.mark.column + 1}, "",
+                     "YAML syntax error: " + e.msg);
+  }
+}
+
+YAML::Node load_yaml_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError({path, 0, 0}, "", "cannot open file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_yaml(ss.str(), path);
+}
+
+SourceLocation location_of(const YAML::Node& node, const std::string& file) {
+  const YAML::Mark m = node.Mark();
+  if (m.is_null()) return {file, 0, 0};
+  return {file, m.line + 1, m.column + 1};
+}
+
+Fields::Fields(const YAML::Node& map, std::string file, std::string path,
+               std::initializer_list<const char*> allowed)
+    : map_(map), file_(std::move(file)), path_(std::move(path)) {
+  if (!map_.IsMap()) {
+    throw InputError(location_of(map_, file_), path_, "expected a mapping of key: value");
+  }
+  std::vector<std::string> names(allowed.begin(), allowed.end());
+  for (const auto& kv : map_) {
+    const std::string key = kv.first.as<std::string>();
+    bool known = false;
+    for (const auto& n : names) known = known || n == key;
+    if (!known) {
+      const std::string hint = suggest(key, names);
+      throw InputError(location_of(kv.first, file_), path_.empty() ? key : path_ + "." + key,
+                       "unknown key" + (hint.empty() ? std::string() : "; did you mean '" + hint + "'?"),
+                       join(names));
+    }
+  }
+}
+
+bool Fields::has(const char* key) const { return static_cast<bool>(map_[key]); }
+
+std::string Fields::field(const char* key) const {
+  return path_.empty() ? std::string(key) : path_ + "." + key;
+}
+
+SourceLocation Fields::where(const char* key) const {
+  const YAML::Node n = map_[key];
+  return n ? location_of(n, file_) : location_of(map_, file_);
+}
+
+void Fields::fail(const char* key, const std::string& problem, const std::string& valid) const {
+  throw InputError(where(key), field(key), problem, valid);
+}
+
+YAML::Node Fields::node(const char* key) const {
+  const YAML::Node n = map_[key];
+  if (!n) fail(key, "missing required field");
+  return n;
+}
+
+YAML::Node Fields::node_or_null(const char* key) const { return map_[key]; }
+
+std::string Fields::text(const char* key) const {
+  const YAML::Node n = node(key);
+  if (!n.IsScalar()) fail(key, "expected a single value");
+  return n.as<std::string>();
+}
+
+std::string Fields::text_or(const char* key, const std::string& fallback) const {
+  return has(key) ? text(key) : fallback;
+}
+
+double Fields::number(const char* key) const {
+  const YAML::Node n = node(key);
+  double v = 0;
+  if (!n.IsScalar() || !YAML::convert<double>::decode(n, v) || !std::isfinite(v)) {
+    fail(key, "expected a number, got '" + (n.IsScalar() ? n.as<std::string>() : "a structure") + "'");
+  }
+  return v;
+}
+
+double Fields::positive(const char* key) const {
+  const double v = number(key);
+  if (!(v > 0)) fail(key, "must be greater than zero, got " + n_to_string(v), "a positive number");
+  return v;
+}
+
+double Fields::positive_or(const char* key, double fallback) const {
+  return has(key) ? positive(key) : fallback;
+}
+
+double Fields::fraction(const char* key) const {
+  const double v = number(key);
+  if (!(v > 0 && v <= 1)) fail(key, "must be a fraction, got " + n_to_string(v), "0 < x <= 1");
+  return v;
+}
+
+long Fields::integer(const char* key, long min, long max) const {
+  const double v = number(key);
+  if (v != std::floor(v) || v < static_cast<double>(min) || v > static_cast<double>(max)) {
+    fail(key, "got " + n_to_string(v),
+         "a whole number from " + std::to_string(min) + " to " + std::to_string(max));
+  }
+  return static_cast<long>(v);
+}
+
+long Fields::integer_or(const char* key, long min, long max, long fallback) const {
+  return has(key) ? integer(key, min, max) : fallback;
+}
+
+bool Fields::flag(const char* key) const {
+  const YAML::Node n = node(key);
+  bool v = false;
+  if (!n.IsScalar() || !YAML::convert<bool>::decode(n, v)) fail(key, "expected true or false", "true, false");
+  return v;
+}
+
+bool Fields::flag_or(const char* key, bool fallback) const { return has(key) ? flag(key) : fallback; }
+
+std::string Fields::choice(const char* key, const std::vector<std::string>& options) const {
+  const std::string v = text(key);
+  for (const auto& o : options) {
+    if (o == v) return v;
+  }
+  const std::string hint = suggest(v, options);
+  fail(key, "unknown value '" + v + "'" + (hint.empty() ? "" : "; did you mean '" + hint + "'?"),
+       join(options));
+}
+
+std::vector<std::string> Fields::text_list(const char* key) const {
+  std::vector<std::string> out;
+  for (const auto& item : as_list(node(key), file_, field(key))) {
+    if (!item.IsScalar()) throw InputError(location_of(item, file_), field(key), "expected a list of names");
+    out.push_back(item.as<std::string>());
+  }
+  return out;
+}
+
+std::vector<YAML::Node> as_list(const YAML::Node& node, const std::string& file,
+                                const std::string& field) {
+  if (!node.IsSequence()) throw InputError(location_of(node, file), field, "expected a list");
+  std::vector<YAML::Node> out;
+  for (const auto& item : node) out.push_back(item);
+  return out;
+}
+
+}  // namespace gf

@@ -1,0 +1,298 @@
+// Parsing of catalog YAML files into spec structs. Every key is checked; see
+// docs/catalog-format.md for the format.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/yaml_fields.hpp"
+#include "data/embedded.hpp"
+#include "hw/catalog.hpp"
+
+namespace gf::hw {
+
+namespace {
+
+std::string entry_path(const char* section, const YAML::Node& item, std::size_t index) {
+  if (item.IsMap() && item["name"] && item["name"].IsScalar()) {
+    return std::string(section) + "[" + item["name"].as<std::string>() + "]";
+  }
+  if (item.IsMap() && item["generation"] && item["generation"].IsScalar()) {
+    return std::string(section) + "[gen " + item["generation"].as<std::string>() + "]";
+  }
+  return std::string(section) + "[" + std::to_string(index) + "]";
+}
+
+PcieLink parse_pcie_link(const Fields& parent, const char* key) {
+  const Fields f(parent.node(key), parent.file(), parent.field(key), {"generation", "lanes"});
+  return {static_cast<int>(f.integer("generation", 1, 7)), static_cast<int>(f.integer("lanes", 1, 256))};
+}
+
+std::string source_of(const Fields& f) {
+  std::string s = f.text("source");
+  if (s.find_first_not_of(" \t") == std::string::npos) f.fail("source", "a citation must not be empty");
+  return s;
+}
+
+GpuSpec parse_gpu(const Fields& f) {
+  GpuSpec g;
+  g.name = f.text("name");
+  g.display_name = f.text_or("display_name", g.name);
+  g.vendor = f.choice("vendor", {"nvidia", "amd"});
+  g.memory = gigabytes(f.positive("memory_GB"));
+  g.memory_bandwidth = gigabytes_per_second(f.positive("memory_bandwidth_GBps"));
+  const Fields tf(f.node("tflops_dense"), f.file(), f.field("tflops_dense"),
+                  {"fp64", "tf32", "fp16", "bf16", "fp8", "int8", "fp4", "fp32_vector"});
+  for (const auto& kv : f.node("tflops_dense")) {
+    const std::string p = kv.first.as<std::string>();
+    g.tflops_dense[p] = tf.positive(p.c_str());
+  }
+  if (f.has("nvlink") && !f.node("nvlink").IsNull()) {
+    const Fields nf(f.node("nvlink"), f.file(), f.field("nvlink"), {"generation", "links", "link_GBps"});
+    ScaleUpPorts p;
+    const std::string gen = nf.text("generation");
+    p.generation = gen == "xgmi" ? 0 : static_cast<int>(nf.integer("generation", 1, 5));
+    p.links = static_cast<int>(nf.integer("links", 1, 72));
+    if (nf.has("link_GBps")) p.link_rate = gigabytes_per_second(nf.positive("link_GBps"));
+    if (p.generation == 0 && !p.link_rate) nf.fail("link_GBps", "required for xGMI links");
+    g.nvlink = p;
+  }
+  g.pcie = parse_pcie_link(f, "pcie");
+  g.tdp = watts(f.positive("tdp_W"));
+  const Fields mf(f.node("mig"), f.file(), f.field("mig"), {"supported", "max_instances"});
+  g.mig_supported = mf.flag("supported");
+  g.mig_max_instances = g.mig_supported ? static_cast<int>(mf.integer("max_instances", 1, 64)) : 0;
+  g.p2p_supported = f.flag_or("p2p_supported", true);
+  g.source = source_of(f);
+  g.note = f.text_or("note", "");
+  return g;
+}
+
+PcieGeneration parse_pcie(const Fields& f) {
+  PcieGeneration p;
+  p.generation = static_cast<int>(f.integer("generation", 1, 7));
+  p.transfer_rate_GTps = f.positive("transfer_rate_GTps");
+  p.encoding = f.text("encoding");
+  p.lane_rate = gigabytes_per_second(f.positive("lane_GBps"));
+  p.copy_efficiency = f.fraction("copy_efficiency");
+  p.hop_latency = nanoseconds(f.positive("hop_latency_ns"));
+  p.switch_latency = nanoseconds(f.positive("switch_latency_ns"));
+  p.source = source_of(f);
+  p.note = f.text_or("note", "");
+  return p;
+}
+
+NvlinkGeneration parse_nvlink(const Fields& f) {
+  NvlinkGeneration n;
+  n.generation = static_cast<int>(f.integer("generation", 1, 7));
+  n.link_rate = gigabytes_per_second(f.positive("link_GBps"));
+  n.lanes_per_link = static_cast<int>(f.integer("lanes_per_link", 1, 16));
+  n.max_links = static_cast<int>(f.integer("max_links", 1, 72));
+  n.efficiency = f.fraction("efficiency");
+  n.hop_latency = nanoseconds(f.positive("hop_latency_ns"));
+  n.source = source_of(f);
+  n.note = f.text_or("note", "");
+  return n;
+}
+
+NvswitchGeneration parse_nvswitch(const Fields& f) {
+  NvswitchGeneration n;
+  n.generation = static_cast<int>(f.integer("generation", 1, 7));
+  n.nvlink_generation = static_cast<int>(f.integer("nvlink_generation", 1, 7));
+  n.ports = static_cast<int>(f.integer("ports", 1, 1024));
+  n.nvls = f.flag("nvls");
+  n.latency = nanoseconds(f.positive("latency_ns"));
+  n.source = source_of(f);
+  n.note = f.text_or("note", "");
+  return n;
+}
+
+NetworkTech parse_network(const Fields& f) {
+  NetworkTech n;
+  n.name = f.text("name");
+  n.family = f.choice("family", {"infiniband", "roce", "ethernet", "efa"});
+  n.transport = f.choice("transport", {"rdma", "tcp", "srd"});
+  n.line_rate_Gbps = f.positive("line_rate_Gbps");
+  n.data_rate = gigabits_per_second(f.positive("data_rate_Gbps"));
+  n.efficiency = f.fraction("efficiency");
+  n.endpoint_latency = microseconds(f.positive("endpoint_latency_us"));
+  n.default_switch = f.text("default_switch");
+  n.default_nic = f.text("default_nic");
+  n.source = source_of(f);
+  n.note = f.text_or("note", "");
+  return n;
+}
+
+NicSpec parse_nic(const Fields& f) {
+  NicSpec n;
+  n.name = f.text("name");
+  n.display_name = f.text_or("display_name", n.name);
+  n.max_rate = gigabits_per_second(f.positive("max_rate_Gbps"));
+  n.ports = static_cast<int>(f.integer_or("ports", 1, 8, 1));
+  n.pcie = parse_pcie_link(f, "pcie");
+  n.families = f.text_list("families");
+  for (const auto& fam : n.families) {
+    const std::vector<std::string> ok{"infiniband", "roce", "ethernet", "efa"};
+    if (std::find(ok.begin(), ok.end(), fam) == ok.end()) f.fail("families", "unknown family '" + fam + "'", join(ok));
+  }
+  n.latency = nanoseconds(f.positive_or("latency_ns", 600));
+  n.source = source_of(f);
+  n.note = f.text_or("note", "");
+  return n;
+}
+
+SwitchSpec parse_switch(const Fields& f) {
+  SwitchSpec s;
+  s.name = f.text("name");
+  s.display_name = f.text_or("display_name", s.name);
+  s.family = f.choice("family", {"infiniband", "ethernet", "efa"});
+  s.radix = static_cast<int>(f.integer("radix", 2, 4096));
+  s.port_rate = gigabits_per_second(f.positive("port_rate_Gbps"));
+  s.latency = nanoseconds(f.positive("latency_ns"));
+  s.sharp = f.flag_or("sharp", false);
+  s.source = source_of(f);
+  s.note = f.text_or("note", "");
+  return s;
+}
+
+StorageSpec parse_storage(const Fields& f) {
+  StorageSpec s;
+  s.name = f.text("name");
+  s.kind = f.choice("kind", {"hdd", "sata-ssd", "nvme", "network-fs"});
+  s.read = gigabytes_per_second(f.positive("read_GBps"));
+  s.write = gigabytes_per_second(f.positive("write_GBps"));
+  const Fields itf(f.node("interface"), f.file(), f.field("interface"), {"pcie", "sata", "network"});
+  if (itf.has("pcie")) s.pcie = parse_pcie_link(itf, "pcie");
+  s.latency = microseconds(f.positive("latency_us"));
+  s.source = source_of(f);
+  s.note = f.text_or("note", "");
+  return s;
+}
+
+CpuSpec parse_cpu(const Fields& f) {
+  CpuSpec c;
+  c.name = f.text("name");
+  c.display_name = f.text_or("display_name", c.name);
+  c.cores = static_cast<int>(f.integer("cores", 1, 1024));
+  const Fields mf(f.node("memory"), f.file(), f.field("memory"), {"type", "channels", "mts"});
+  c.memory_type = mf.text("type");
+  c.memory_channels = static_cast<int>(mf.integer("channels", 1, 64));
+  c.memory_mts = mf.positive("mts");
+  c.memory_bandwidth = gigabytes_per_second(f.positive("memory_bandwidth_GBps"));
+  c.stream_efficiency = f.fraction("stream_efficiency");
+  c.pcie = parse_pcie_link(f, "pcie");
+  if (f.has("socket_link")) {
+    const Fields sf(f.node("socket_link"), f.file(), f.field("socket_link"), {"name", "bandwidth_GBps"});
+    c.socket_link_name = sf.text("name");
+    c.socket_link = gigabytes_per_second(sf.positive("bandwidth_GBps"));
+  }
+  c.socket_link_latency = nanoseconds(f.positive_or("socket_link_latency_ns", 100));
+  c.source = source_of(f);
+  c.note = f.text_or("note", "");
+  return c;
+}
+
+std::string fmt_key(int generation) { return "gen" + std::to_string(generation); }
+std::string fmt_key(const std::string& name) { return name; }
+
+template <typename Spec, typename Key, typename Parse>
+void load_section(const YAML::Node& root, const char* section, const std::string& file,
+                  std::initializer_list<const char*> keys, std::map<Key, Spec>& into,
+                  std::map<std::string, SourceLocation>& origin, Parse parse) {
+  const YAML::Node list = root[section];
+  if (!list) return;
+  std::size_t index = 0;
+  for (const auto& item : as_list(list, file, section)) {
+    const Fields f(item, file, entry_path(section, item, index++), keys);
+    Spec spec = parse(f);
+    Key key;
+    if constexpr (std::is_same_v<Key, int>) {
+      key = spec.generation;
+    } else {
+      key = spec.name;
+    }
+    origin[std::string(section) + "/" + fmt_key(key)] = f.where();
+    into[key] = std::move(spec);
+  }
+}
+
+}  // namespace
+
+void Catalog::load_text(const std::string& text, const std::string& file) {
+  const YAML::Node root = parse_yaml(text, file);
+  if (root.IsNull()) return;
+  const Fields top(root, file, "",
+                   {"gpus", "pcie", "nvlink", "nvswitch", "networks", "nics", "switches", "storage", "cpus"});
+  (void)top;
+  load_section(root, "gpus", file,
+               {"name", "display_name", "vendor", "memory_GB", "memory_bandwidth_GBps", "tflops_dense",
+                "nvlink", "pcie", "tdp_W", "mig", "p2p_supported", "source", "note"},
+               gpus_, origin_, parse_gpu);
+  load_section(root, "pcie", file,
+               {"generation", "transfer_rate_GTps", "encoding", "lane_GBps", "copy_efficiency",
+                "hop_latency_ns", "switch_latency_ns", "source", "note"},
+               pcie_, origin_, parse_pcie);
+  load_section(root, "nvlink", file,
+               {"generation", "link_GBps", "lanes_per_link", "max_links", "efficiency", "hop_latency_ns",
+                "source", "note"},
+               nvlink_, origin_, parse_nvlink);
+  load_section(root, "nvswitch", file,
+               {"generation", "nvlink_generation", "ports", "nvls", "latency_ns", "source", "note"},
+               nvswitch_, origin_, parse_nvswitch);
+  load_section(root, "networks", file,
+               {"name", "family", "transport", "line_rate_Gbps", "data_rate_Gbps", "efficiency",
+                "endpoint_latency_us", "default_switch", "default_nic", "source", "note"},
+               networks_, origin_, parse_network);
+  load_section(root, "nics", file,
+               {"name", "display_name", "max_rate_Gbps", "ports", "pcie", "families", "latency_ns",
+                "source", "note"},
+               nics_, origin_, parse_nic);
+  load_section(root, "switches", file,
+               {"name", "display_name", "family", "radix", "port_rate_Gbps", "latency_ns", "sharp",
+                "source", "note"},
+               switches_, origin_, parse_switch);
+  load_section(root, "storage", file,
+               {"name", "kind", "read_GBps", "write_GBps", "interface", "latency_us", "source", "note"},
+               storage_, origin_, parse_storage);
+  load_section(root, "cpus", file,
+               {"name", "display_name", "cores", "memory", "memory_bandwidth_GBps", "stream_efficiency",
+                "pcie", "socket_link", "socket_link_latency_ns", "source", "note"},
+               cpus_, origin_, parse_cpu);
+}
+
+void Catalog::load_directory(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    throw InputError({dir, 0, 0}, "--catalog", "not a directory", "a directory of *.yaml catalog files");
+  }
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (e.path().extension() == ".yaml" || e.path().extension() == ".yml") files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  if (files.empty()) {
+    throw InputError({dir, 0, 0}, "--catalog", "no *.yaml files in directory");
+  }
+  for (const auto& p : files) {
+    std::ifstream in(p);
+    if (!in) throw InputError({p.string(), 0, 0}, "--catalog", "cannot open file");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    load_text(ss.str(), p.string());
+  }
+  check_references();
+}
+
+Catalog Catalog::builtin() {
+  Catalog c;
+  for (const auto& f : data::embedded_files()) {
+    if (f.path.starts_with("data/catalog/") && f.path.ends_with(".yaml")) {
+      c.load_text(std::string(f.text), "builtin:" + std::string(f.path));
+    }
+  }
+  c.check_references();
+  return c;
+}
+
+}  // namespace gf::hw

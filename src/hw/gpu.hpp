@@ -1,0 +1,35 @@
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+
+#include "core/units.hpp"
+#include "hw/pcie_link.hpp"
+
+namespace gf::hw {
+
+// The GPU's scale-up ports: NVLink (generation 1..5) or AMD xGMI (generation 0, own rate).
+struct ScaleUpPorts {
+  int generation = 0;  // 0 = xGMI
+  int links = 0;
+  std::optional<Bandwidth> link_rate;  // per link per direction; set for xGMI
+};
+
+struct GpuSpec {
+  std::string name;
+  std::string display_name;
+  std::string vendor;
+  Bytes memory;
+  Bandwidth memory_bandwidth;
+  std::map<std::string, double> tflops_dense;  // precision -> dense TFLOPS
+  std::optional<ScaleUpPorts> nvlink;
+  PcieLink pcie;
+  Watts tdp;
+  bool mig_supported = false;
+  int mig_max_instances = 0;
+  bool p2p_supported = true;
+  std::string source;
+  std::string note;
+};
+
+}  // namespace gf::hw

@@ -1,0 +1,38 @@
+#pragma once
+#include <optional>
+#include <string>
+
+#include "core/units.hpp"
+#include "hw/pcie_link.hpp"
+
+namespace gf::hw {
+
+struct CpuSpec {
+  std::string name;
+  std::string display_name;
+  int cores = 0;
+  std::string memory_type;
+  int memory_channels = 0;
+  double memory_mts = 0;
+  Bandwidth memory_bandwidth;  // theoretical, per socket
+  double stream_efficiency = 1.0;
+  PcieLink pcie;               // lanes per socket
+  std::optional<Bandwidth> socket_link;  // per direction between two sockets
+  std::string socket_link_name;
+  Seconds socket_link_latency;
+  std::string source;
+  std::string note;
+};
+
+struct StorageSpec {
+  std::string name;
+  std::string kind;  // hdd | sata-ssd | nvme | network-fs
+  Bandwidth read;
+  Bandwidth write;
+  std::optional<PcieLink> pcie;  // set for NVMe
+  Seconds latency;
+  std::string source;
+  std::string note;
+};
+
+}  // namespace gf::hw

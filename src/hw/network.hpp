@@ -1,0 +1,49 @@
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/units.hpp"
+#include "hw/pcie_link.hpp"
+
+namespace gf::hw {
+
+// A link technology between nodes, selectable with --network.
+struct NetworkTech {
+  std::string name;
+  std::string family;     // infiniband | roce | ethernet | efa
+  std::string transport;  // rdma | tcp | srd
+  double line_rate_Gbps = 0;
+  Bandwidth data_rate;    // payload rate per port per direction
+  double efficiency = 1.0;
+  Seconds endpoint_latency;
+  std::string default_switch;
+  std::string default_nic;
+  std::string source;
+  std::string note;
+};
+
+struct NicSpec {
+  std::string name;
+  std::string display_name;
+  Bandwidth max_rate;
+  int ports = 1;
+  PcieLink pcie;
+  std::vector<std::string> families;
+  Seconds latency;
+  std::string source;
+  std::string note;
+};
+
+struct SwitchSpec {
+  std::string name;
+  std::string display_name;
+  std::string family;
+  int radix = 0;
+  Bandwidth port_rate;
+  Seconds latency;
+  bool sharp = false;
+  std::string source;
+  std::string note;
+};
+
+}  // namespace gf::hw

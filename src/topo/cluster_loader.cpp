@@ -1,0 +1,324 @@
+#include "topo/cluster_loader.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include "core/yaml_fields.hpp"
+#include "data/embedded.hpp"
+
+namespace gf::topo {
+
+const char* to_string(GpuFabric f) {
+  switch (f) {
+    case GpuFabric::nvswitch: return "nvswitch";
+    case GpuFabric::nvlink_mesh: return "nvlink-mesh";
+    case GpuFabric::pcie: return "pcie";
+  }
+  return "?";
+}
+
+const char* to_string(FabricKind f) {
+  switch (f) {
+    case FabricKind::single: return "single";
+    case FabricKind::fat_tree: return "fat-tree";
+    case FabricKind::rail: return "rail";
+  }
+  return "?";
+}
+
+namespace {
+
+constexpr long kMaxNodes = 1'000'000;  // the GPU-count limit is enforced when building
+
+FabricKind parse_fabric_kind(const std::string& s) {
+  if (s == "single") return FabricKind::single;
+  if (s == "fat-tree") return FabricKind::fat_tree;
+  return FabricKind::rail;
+}
+
+Attachment parse_attachment(const YAML::Node& n, const std::string& file, const std::string& field) {
+  Attachment a;
+  a.where = location_of(n, file);
+  if (n.IsScalar()) {
+    a.parent = n.as<std::string>();
+    return a;
+  }
+  const Fields f(n, file, field, {"parent", "host_bridge"});
+  a.parent = f.text("parent");
+  if (f.has("host_bridge")) a.host_bridge = static_cast<int>(f.integer("host_bridge", 0, 1023));
+  return a;
+}
+
+NodeDesign parse_node(const Fields& f, const hw::Catalog& catalog) {
+  NodeDesign n;
+  const std::string file = f.file();
+  n.gpu = f.text("gpu");
+  n.gpu_where = f.where("gpu");
+  catalog.gpu(n.gpu, n.gpu_where, f.field("gpu"));
+  n.gpus = static_cast<int>(f.integer("gpus", 1, 72));
+  n.cpu = f.text("cpu");
+  n.cpu_where = f.where("cpu");
+  catalog.cpu(n.cpu, n.cpu_where, f.field("cpu"));
+  n.sockets = static_cast<int>(f.integer_or("sockets", 1, 8, 1));
+  n.host_memory = gigabytes(f.positive("host_memory_GB"));
+  const std::string fabric = f.choice("gpu_fabric", {"nvswitch", "nvlink-mesh", "pcie"});
+  n.gpu_fabric = fabric == "nvswitch" ? GpuFabric::nvswitch
+                 : fabric == "nvlink-mesh" ? GpuFabric::nvlink_mesh
+                                           : GpuFabric::pcie;
+  const auto& gpu = catalog.gpu(n.gpu);
+  if (n.gpu_fabric != GpuFabric::pcie && !gpu.nvlink) {
+    f.fail("gpu_fabric", "GPU '" + n.gpu + "' has no NVLink", "pcie");
+  }
+  if (n.gpu_fabric == GpuFabric::nvswitch) {
+    const Fields sf(f.node("nvswitch"), file, f.field("nvswitch"), {"generation", "count"});
+    n.nvswitch_generation = static_cast<int>(sf.integer("generation", 1, 16));
+    n.nvswitch_count = static_cast<int>(sf.integer("count", 1, 64));
+    n.nvswitch_where = sf.where("generation");
+    catalog.nvswitch(n.nvswitch_generation, n.nvswitch_where, sf.field("generation"));
+  } else if (f.has("nvswitch")) {
+    f.fail("nvswitch", "only valid with gpu_fabric: nvswitch");
+  }
+  if (n.gpu_fabric == GpuFabric::nvlink_mesh) {
+    std::size_t i = 0;
+    for (const auto& e : as_list(f.node("nvlink_mesh"), file, f.field("nvlink_mesh"))) {
+      const std::string field = f.field("nvlink_mesh") + "[" + std::to_string(i++) + "]";
+      const Fields ef(e, file, field, {"gpus", "links"});
+      const auto pair = as_list(ef.node("gpus"), file, ef.field("gpus"));
+      NvlinkEdge edge;
+      edge.where = ef.where();
+      if (pair.size() != 2) ef.fail("gpus", "expected two GPU indices", "[a, b]");
+      for (int k = 0; k < 2; ++k) {
+        int v = -1;
+        if (!pair[static_cast<std::size_t>(k)].IsScalar() ||
+            !YAML::convert<int>::decode(pair[static_cast<std::size_t>(k)], v) || v < 0 || v >= n.gpus) {
+          ef.fail("gpus", "GPU index out of range", "0.." + std::to_string(n.gpus - 1));
+        }
+        (k == 0 ? edge.a : edge.b) = v;
+      }
+      if (edge.a == edge.b) ef.fail("gpus", "an NVLink joins two different GPUs");
+      edge.links = static_cast<int>(ef.integer("links", 1, 18));
+      n.nvlink_mesh.push_back(edge);
+    }
+  } else if (f.has("nvlink_mesh")) {
+    f.fail("nvlink_mesh", "only valid with gpu_fabric: nvlink-mesh");
+  }
+  if (f.has("pcie_switches")) {
+    std::size_t i = 0;
+    for (const auto& s : as_list(f.node("pcie_switches"), file, f.field("pcie_switches"))) {
+      const Fields sf(s, file, f.field("pcie_switches") + "[" + std::to_string(i++) + "]",
+                      {"name", "parent", "generation", "lanes", "host_bridge"});
+      PcieSwitchSpec p;
+      p.name = sf.text("name");
+      p.parent = sf.text("parent");
+      p.generation = static_cast<int>(sf.integer("generation", 1, 7));
+      catalog.pcie(p.generation, sf.where("generation"), sf.field("generation"));
+      p.lanes = static_cast<int>(sf.integer_or("lanes", 1, 64, 16));
+      if (sf.has("host_bridge")) p.host_bridge = static_cast<int>(sf.integer("host_bridge", 0, 1023));
+      p.where = sf.where("parent");
+      n.pcie_switches.push_back(p);
+    }
+  }
+  {
+    const auto parents = as_list(f.node("gpu_parents"), file, f.field("gpu_parents"));
+    if (static_cast<int>(parents.size()) != n.gpus) {
+      f.fail("gpu_parents", "lists " + std::to_string(parents.size()) + " parents for " +
+                                std::to_string(n.gpus) + " GPUs",
+             "one parent per GPU");
+    }
+    for (std::size_t i = 0; i < parents.size(); ++i) {
+      n.gpu_parents.push_back(
+          parse_attachment(parents[i], file, f.field("gpu_parents") + "[" + std::to_string(i) + "]"));
+    }
+  }
+  if (f.has("nics")) {
+    std::size_t i = 0;
+    for (const auto& s : as_list(f.node("nics"), file, f.field("nics"))) {
+      const Fields nf(s, file, f.field("nics") + "[" + std::to_string(i++) + "]",
+                      {"model", "parent", "host_bridge", "count"});
+      NicPlacement p;
+      p.model = nf.text("model");
+      catalog.nic(p.model, nf.where("model"), nf.field("model"));
+      p.at.parent = nf.text("parent");
+      p.at.where = nf.where("parent");
+      if (nf.has("host_bridge")) p.at.host_bridge = static_cast<int>(nf.integer("host_bridge", 0, 1023));
+      p.count = static_cast<int>(nf.integer_or("count", 1, 64, 1));
+      n.nics.push_back(p);
+    }
+  }
+  if (f.has("storage")) {
+    std::size_t i = 0;
+    for (const auto& s : as_list(f.node("storage"), file, f.field("storage"))) {
+      const Fields sf(s, file, f.field("storage") + "[" + std::to_string(i++) + "]",
+                      {"model", "parent", "host_bridge", "count"});
+      StoragePlacement p;
+      p.model = sf.text("model");
+      catalog.storage(p.model, sf.where("model"), sf.field("model"));
+      p.at.parent = sf.text("parent");
+      p.at.where = sf.where("parent");
+      if (sf.has("host_bridge")) p.at.host_bridge = static_cast<int>(sf.integer("host_bridge", 0, 1023));
+      p.count = static_cast<int>(sf.integer_or("count", 1, 64, 1));
+      n.storage.push_back(p);
+    }
+  }
+  return n;
+}
+
+NetworkDesign parse_network(const Fields& f, const hw::Catalog& catalog) {
+  NetworkDesign n;
+  n.tech = f.text("tech");
+  n.tech_where = f.where("tech");
+  catalog.network(n.tech, n.tech_where, f.field("tech"));
+  n.fabric = parse_fabric_kind(f.has("fabric") ? f.choice("fabric", {"single", "fat-tree", "rail"}) : "single");
+  n.tiers = static_cast<int>(f.integer_or("tiers", 2, 3, 2));
+  if (f.has("oversubscription")) {
+    n.oversubscription = f.number("oversubscription");
+    if (!(n.oversubscription >= 1.0) || n.oversubscription > 64) {
+      f.fail("oversubscription", "must be a ratio from 1 to 64 (down:up ports at the leaf)", "1 <= R <= 64");
+    }
+  }
+  if (f.has("switch")) {
+    n.switch_model = f.text("switch");
+    n.switch_where = f.where("switch");
+    catalog.network_switch(n.switch_model, n.switch_where, f.field("switch"));
+  }
+  return n;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError({path, 0, 0}, "--cluster", "cannot open file", "a readable YAML cluster file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+ClusterSpec parse_cluster(const std::string& text, const std::string& file, const hw::Catalog& catalog) {
+  const YAML::Node root = parse_yaml(text, file);
+  if (!root || root.IsNull()) throw InputError({file, 1, 1}, "", "empty cluster file");
+  const Fields f(root, file, "",
+                 {"name", "description", "source", "nodes", "gpudirect", "p2p", "node", "network"});
+  ClusterSpec c;
+  c.file = file;
+  c.name = f.text("name");
+  c.description = f.text_or("description", "");
+  c.source = f.text_or("source", "");
+  c.nodes = f.integer_or("nodes", 1, kMaxNodes, 1);
+  c.gpudirect = f.flag_or("gpudirect", true);
+  c.p2p = f.flag_or("p2p", true);
+  const Fields nf(f.node("node"), file, "node",
+                  {"gpu", "gpus", "cpu", "sockets", "host_memory_GB", "gpu_fabric", "nvswitch", "nvlink_mesh",
+                   "pcie_switches", "gpu_parents", "nics", "storage"});
+  c.node = parse_node(nf, catalog);
+  if (f.has("network")) {
+    const Fields wf(f.node("network"), file, "network",
+                    {"tech", "fabric", "tiers", "oversubscription", "switch"});
+    c.network = parse_network(wf, catalog);
+  } else {
+    // Single node default: the first NIC's fastest family at its maximum rate is not knowable
+    // without a table of rates per family, so fall back to the first network the NIC can run.
+    if (c.node.nics.empty()) {
+      f.fail("network", "required when the node has no NICs", "a network block with tech:");
+    }
+    const auto& nic = catalog.nic(c.node.nics.front().model);
+    std::string best;
+    double best_rate = 0;
+    for (const auto& [name, net] : catalog.networks()) {
+      for (const auto& fam : nic.families) {
+        if (fam == net.family && net.data_rate <= nic.max_rate && net.data_rate.value() > best_rate) {
+          best = name;
+          best_rate = net.data_rate.value();
+        }
+      }
+    }
+    if (best.empty()) f.fail("network", "no catalog network matches NIC '" + nic.name + "'");
+    c.network.tech = best;
+  }
+  return c;
+}
+
+ClusterSpec load_cluster_file(const std::string& path, const hw::Catalog& catalog) {
+  return parse_cluster(read_file(path), path, catalog);
+}
+
+std::vector<std::string> preset_names() {
+  std::vector<std::string> out;
+  for (const auto& f : data::embedded_files()) {
+    if (f.path.starts_with("data/presets/") && f.path.ends_with(".yaml")) {
+      std::string name(f.path.substr(13));
+      out.push_back(name.substr(0, name.size() - 5));
+    }
+  }
+  return out;
+}
+
+ClusterSpec load_preset(const std::string& name, const hw::Catalog& catalog) {
+  for (const auto& f : data::embedded_files()) {
+    if (f.path == "data/presets/" + name + ".yaml") {
+      return parse_cluster(std::string(f.text), "builtin:" + std::string(f.path), catalog);
+    }
+  }
+  const auto names = preset_names();
+  const std::string hint = suggest(name, names);
+  throw InputError({}, "--preset", "unknown preset '" + name + "'" + (hint.empty() ? "" : "; did you mean '" + hint + "'?"),
+                   join(names));
+}
+
+void apply_overrides(ClusterSpec& spec, const ClusterOverrides& o, const hw::Catalog& catalog) {
+  if (o.nodes) {
+    if (*o.nodes < 1 || *o.nodes > kMaxNodes) {
+      throw InputError({}, "--nodes", "got " + std::to_string(*o.nodes), "1 to " + std::to_string(kMaxNodes));
+    }
+    spec.nodes = *o.nodes;
+  }
+  if (o.network) {
+    const auto& net = catalog.network(*o.network, {}, "--network");
+    spec.network.tech = net.name;
+    spec.network.tech_where = {};
+    spec.network.switch_model.clear();  // the file's switch was chosen for its own network
+    // NICs that cannot run the new network's family are swapped for its default NIC.
+    for (auto& nic : spec.node.nics) {
+      const auto& spec_nic = catalog.nic(nic.model);
+      bool ok = false;
+      for (const auto& fam : spec_nic.families) ok = ok || fam == net.family;
+      if (!ok) nic.model = net.default_nic;
+    }
+  }
+  if (o.nics_per_node) {
+    if (*o.nics_per_node < 0 || *o.nics_per_node > 64) {
+      throw InputError({}, "--nics-per-node", "got " + std::to_string(*o.nics_per_node), "0 to 64");
+    }
+    if (spec.node.nics.empty() && *o.nics_per_node > 0) {
+      throw InputError({}, "--nics-per-node", "the node design lists no NIC slots to fill",
+                       "a cluster file with a nics: list");
+    }
+    // Expand counts to single NICs, then keep the first N or reuse the slots cyclically.
+    std::vector<NicPlacement> singles;
+    for (const auto& n : spec.node.nics) {
+      for (int i = 0; i < n.count; ++i) {
+        NicPlacement one = n;
+        one.count = 1;
+        singles.push_back(one);
+      }
+    }
+    std::vector<NicPlacement> out;
+    for (int i = 0; i < *o.nics_per_node; ++i) out.push_back(singles[static_cast<std::size_t>(i) % singles.size()]);
+    spec.node.nics = out;
+  }
+  if (o.fabric) spec.network.fabric = *o.fabric;
+  if (o.tiers) {
+    if (*o.tiers != 2 && *o.tiers != 3) throw InputError({}, "--tiers", "got " + std::to_string(*o.tiers), "2, 3");
+    spec.network.tiers = *o.tiers;
+  }
+  if (o.oversubscription) {
+    if (!(*o.oversubscription >= 1.0) || *o.oversubscription > 64) {
+      throw InputError({}, "--oversubscription", "must be a ratio from 1 to 64", "1 <= R <= 64");
+    }
+    spec.network.oversubscription = *o.oversubscription;
+  }
+  if (o.gpudirect) spec.gpudirect = *o.gpudirect;
+  if (o.p2p) spec.p2p = *o.p2p;
+}
+
+}  // namespace gf::topo

@@ -1,0 +1,107 @@
+#pragma once
+// A cluster description as read from YAML (docs/cluster-format.md), before it is built into a
+// graph. Each element remembers where it was written so that build-time checks (a missing
+// parent, a cycle) can point at the line.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/units.hpp"
+
+namespace gf::topo {
+
+enum class GpuFabric { nvswitch, nvlink_mesh, pcie };
+enum class FabricKind { single, fat_tree, rail };
+
+const char* to_string(GpuFabric f);
+const char* to_string(FabricKind f);
+
+struct PcieSwitchSpec {
+  std::string name;
+  std::string parent;
+  int generation = 0;
+  int lanes = 16;
+  std::optional<int> host_bridge;
+  SourceLocation where;
+};
+
+struct Attachment {  // a GPU, NIC or storage device's place in the PCIe tree
+  std::string parent;
+  std::optional<int> host_bridge;
+  SourceLocation where;
+};
+
+struct NicPlacement {
+  std::string model;
+  Attachment at;
+  int count = 1;
+};
+
+struct StoragePlacement {
+  std::string model;
+  Attachment at;
+  int count = 1;
+};
+
+struct NvlinkEdge {
+  int a = 0;
+  int b = 0;
+  int links = 1;
+  SourceLocation where;
+};
+
+struct NodeDesign {
+  std::string gpu;
+  SourceLocation gpu_where;
+  int gpus = 0;
+  std::string cpu;
+  SourceLocation cpu_where;
+  int sockets = 1;
+  Bytes host_memory;
+  GpuFabric gpu_fabric = GpuFabric::pcie;
+  int nvswitch_generation = 0;
+  int nvswitch_count = 0;
+  SourceLocation nvswitch_where;
+  std::vector<NvlinkEdge> nvlink_mesh;
+  std::vector<PcieSwitchSpec> pcie_switches;
+  std::vector<Attachment> gpu_parents;  // one per GPU
+  std::vector<NicPlacement> nics;
+  std::vector<StoragePlacement> storage;
+};
+
+struct NetworkDesign {
+  std::string tech;
+  SourceLocation tech_where;
+  FabricKind fabric = FabricKind::single;
+  int tiers = 2;
+  double oversubscription = 1.0;
+  std::string switch_model;  // empty: the network's default
+  SourceLocation switch_where;
+};
+
+struct ClusterSpec {
+  std::string name;
+  std::string description;
+  std::string source;
+  std::string file;
+  long nodes = 1;
+  bool gpudirect = true;
+  bool p2p = true;
+  NodeDesign node;
+  NetworkDesign network;
+};
+
+// Command-line overrides, applied on top of a description.
+struct ClusterOverrides {
+  std::optional<long> nodes;
+  std::optional<std::string> network;
+  std::optional<int> nics_per_node;
+  std::optional<FabricKind> fabric;
+  std::optional<int> tiers;
+  std::optional<double> oversubscription;
+  std::optional<bool> gpudirect;
+  std::optional<bool> p2p;
+};
+
+}  // namespace gf::topo

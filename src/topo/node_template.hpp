@@ -1,0 +1,85 @@
+#pragma once
+// One server, built once from the node design and stamped out for every node. All nodes share
+// the same local layout, so a route inside node n is the template's route with its device and
+// link ids shifted by n times the per-node counts.
+#include <vector>
+
+#include "hw/catalog.hpp"
+#include "topo/cluster_spec.hpp"
+#include "topo/graph.hpp"
+#include "topo/route.hpp"
+
+namespace gf::topo {
+
+class NodeTemplate {
+public:
+  // Validates the design (parents exist, no cycles, NVLink counts fit) and builds the local graph.
+  NodeTemplate(const ClusterSpec& spec, const hw::Catalog& catalog);
+
+  // Appends node `node`'s devices and links to `g`; must be called for nodes 0, 1, 2, ... in order
+  // before anything else is added.
+  void instantiate(Graph& g, std::int32_t node) const;
+
+  [[nodiscard]] std::uint32_t devices_per_node() const { return static_cast<std::uint32_t>(local_.device_count()); }
+  [[nodiscard]] std::uint32_t links_per_node() const { return static_cast<std::uint32_t>(local_.link_count()); }
+  [[nodiscard]] const Graph& local_graph() const { return local_; }
+
+  [[nodiscard]] int gpus() const { return static_cast<int>(gpu_.size()); }
+  [[nodiscard]] int nics() const { return static_cast<int>(nic_.size()); }
+  [[nodiscard]] int sockets() const { return static_cast<int>(cpu_.size()); }
+  [[nodiscard]] int storage_devices() const { return static_cast<int>(storage_.size()); }
+  [[nodiscard]] DeviceId gpu(int i) const { return gpu_[static_cast<std::size_t>(i)]; }
+  [[nodiscard]] DeviceId nic(int i) const { return nic_[static_cast<std::size_t>(i)]; }
+  [[nodiscard]] DeviceId cpu(int s) const { return cpu_[static_cast<std::size_t>(s)]; }
+  [[nodiscard]] DeviceId memory(int s) const { return mem_[static_cast<std::size_t>(s)]; }
+  [[nodiscard]] DeviceId storage(int i) const { return storage_[static_cast<std::size_t>(i)]; }
+  [[nodiscard]] int socket_of(DeviceId local) const { return local_.device(local).socket; }
+  [[nodiscard]] int nic_of_gpu(int gpu) const { return nic_of_gpu_[static_cast<std::size_t>(gpu)]; }
+  [[nodiscard]] bool has_nvswitch() const { return nvswitch_ != kNone; }
+
+  // Local routes (ids relative to the template). P2P off stages through host memory.
+  [[nodiscard]] Route gpu_to_gpu(int a, int b, bool p2p) const;
+  // A DMA path between a GPU/NIC/storage device and socket s's memory.
+  [[nodiscard]] Route to_memory(DeviceId from, int socket) const;
+  [[nodiscard]] Route from_memory(int socket, DeviceId to) const;
+  // A PCIe path between two endpoints (GPU, NIC, storage), classified PIX..SYS.
+  [[nodiscard]] Route pcie_path(DeviceId from, DeviceId to) const;
+
+  // NVLink bandwidth of one GPU into the fabric (all links, achievable), zero without NVLink.
+  [[nodiscard]] Bandwidth gpu_nvlink_capacity() const { return gpu_nvlink_capacity_; }
+  // Achievable bisection bandwidth among the node's GPUs, one direction.
+  [[nodiscard]] Bandwidth gpu_bisection() const;
+
+private:
+  static constexpr DeviceId kNone = ~DeviceId{0};
+
+  struct TreeInfo {
+    DeviceId parent = kNone;  // kNone for sockets and devices outside the PCIe tree
+    LinkId uplink = 0;        // child -> parent; parent -> child is uplink + 1
+    int host_bridge = 0;      // for the top attachment under a socket
+  };
+
+  DeviceId add(DeviceKind kind, int index, int socket);
+  void append_up(DeviceId from, DeviceId to_ancestor_or_socket, std::vector<LinkId>& out) const;
+  [[nodiscard]] DeviceId top_attachment(DeviceId d) const;  // child of the socket above d
+  [[nodiscard]] DeviceId socket_device(DeviceId d) const;
+  void append_cross_socket(int from, int to, std::vector<LinkId>& out) const;
+  [[nodiscard]] Route memory_route(DeviceId endpoint, int socket, bool towards_memory) const;
+  void assign_nics_to_gpus();
+
+  Graph local_;
+  std::vector<TreeInfo> tree_;
+  std::vector<DeviceId> gpu_, cpu_, mem_, nic_, storage_, pcie_switch_;
+  DeviceId nvswitch_ = kNone;
+  std::vector<LinkId> mem_link_;                  // cpu -> mem; mem -> cpu is +1
+  std::vector<std::vector<LinkId>> socket_link_;  // [s][t]: s -> t
+  std::vector<LinkId> gpu_nvswitch_link_;         // gpu -> nvswitch; back is +1
+  std::vector<std::vector<int>> mesh_link_;       // [a][b]: link id a -> b, or -1
+  std::vector<std::vector<int>> mesh_links_;      // [a][b]: NVLink count
+  std::vector<int> nic_of_gpu_;
+  int gpu_nvlinks_ = 0;
+  bool pcie_p2p_allowed_ = true;  // the GPU product allows PCIe peer-to-peer
+  Bandwidth gpu_nvlink_capacity_;
+};
+
+}  // namespace gf::topo

@@ -1,0 +1,138 @@
+#include "topo/topology.hpp"
+
+#include <algorithm>
+
+namespace gf::topo {
+
+namespace {
+
+// A fixed mix (splitmix64) so ECMP choices are deterministic and spread evenly.
+std::uint64_t mix(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+}  // namespace
+
+Topology::Topology(ClusterSpec spec, const hw::Catalog& catalog) : spec_(std::move(spec)) {
+  gpu_ = catalog.gpu(spec_.node.gpu, spec_.node.gpu_where, "node.gpu");
+  cpu_ = catalog.cpu(spec_.node.cpu, spec_.node.cpu_where, "node.cpu");
+  node_ = std::make_unique<NodeTemplate>(spec_, catalog);
+  const long gpus = spec_.nodes * node_->gpus();
+  if (gpus > kMaxGpus) {
+    throw InputError({}, "--nodes",
+                     std::to_string(spec_.nodes) + " nodes of " + std::to_string(node_->gpus()) + " GPUs make " +
+                         std::to_string(gpus) + " GPUs, more than gpufabric builds",
+                     "at most " + std::to_string(kMaxGpus) + " GPUs");
+  }
+  network_ = catalog.network(spec_.network.tech, spec_.network.tech_where, "network.tech");
+  switch_ = catalog.network_switch(spec_.network.switch_model.empty() ? network_.default_switch
+                                                                     : spec_.network.switch_model,
+                                   spec_.network.switch_where, "network.switch");
+  if (spec_.nodes > 1 && node_->nics() == 0) {
+    throw InputError({}, "--nodes", "the node design has no NICs, so its servers cannot be networked",
+                     "--nodes 1, or a cluster file with nics:");
+  }
+  Bandwidth nic_rate(0);
+  for (std::size_t i = 0; i < spec_.node.nics.size(); ++i) {
+    const auto& nic = catalog.nic(spec_.node.nics[i].model);
+    if (std::find(nic.families.begin(), nic.families.end(), network_.family) == nic.families.end()) {
+      throw InputError(spec_.node.nics[i].at.where, "node.nics[" + std::to_string(i) + "].model",
+                       "NIC '" + nic.name + "' cannot run network '" + network_.name + "' (" + network_.family + ")",
+                       "a NIC whose families include " + network_.family + ", e.g. " + network_.default_nic);
+    }
+    nic_rate = i == 0 ? nic.max_rate : std::min(nic_rate, nic.max_rate);
+  }
+  if (node_->nics() > 0) {
+    fabric_.emplace(spec_.network.fabric, spec_.network.tiers, spec_.network.oversubscription, switch_, network_,
+                    nic_rate, spec_.nodes, node_->nics());
+  }
+  const std::size_t devices = static_cast<std::size_t>(spec_.nodes) * node_->devices_per_node() +
+                              (fabric_ ? fabric_->switch_count() : 0);
+  const std::size_t links = static_cast<std::size_t>(spec_.nodes) * node_->links_per_node() +
+                            (fabric_ ? fabric_->link_count() : 0);
+  graph_.reserve(devices, links);
+  for (long n = 0; n < spec_.nodes; ++n) node_->instantiate(graph_, static_cast<std::int32_t>(n));
+  if (fabric_) fabric_->build(graph_, [this](long n, int r) { return nic(n, r); });
+}
+
+DeviceId Topology::gpu(long global) const {
+  const long n = global / node_->gpus();
+  return static_cast<DeviceId>(n) * node_->devices_per_node() + node_->gpu(static_cast<int>(global % node_->gpus()));
+}
+
+DeviceId Topology::nic(long node, int nic) const {
+  return static_cast<DeviceId>(node) * node_->devices_per_node() + node_->nic(nic);
+}
+
+bool Topology::gpudirect_active() const { return spec_.gpudirect && network_.transport != "tcp"; }
+
+void Topology::append_shifted(const std::vector<LinkId>& local, long node, std::vector<LinkId>& out) const {
+  const LinkId offset = static_cast<LinkId>(node) * node_->links_per_node();
+  for (const LinkId id : local) out.push_back(id + offset);
+}
+
+Route Topology::shift(Route r, long node) const {
+  std::vector<LinkId> local;
+  local.swap(r.links);
+  append_shifted(local, node, r.links);
+  return r;
+}
+
+Route Topology::route_gpus(long a, long b) const {
+  const long g = node_->gpus();
+  const long na = a / g;
+  const long nb = b / g;
+  const int ia = static_cast<int>(a % g);
+  const int ib = static_cast<int>(b % g);
+  if (na == nb) return shift(node_->gpu_to_gpu(ia, ib, spec_.p2p), na);
+
+  const int ra = node_->nic_of_gpu(ia);
+  const int rb = node_->nic_of_gpu(ib);
+  Route r;
+  r.type = PathType::net;
+  const DeviceId gpu_a = node_->gpu(ia);
+  const DeviceId gpu_b = node_->gpu(ib);
+  const DeviceId nic_a = node_->nic(ra);
+  const DeviceId nic_b = node_->nic(rb);
+  if (gpudirect_active()) {
+    r.transport = Transport::gpudirect_rdma;
+    append_shifted(node_->pcie_path(gpu_a, nic_a).links, na, r.links);
+    r.ecmp_paths = fabric_->route(na, ra, nb, rb, mix(static_cast<std::uint64_t>(a) * 0x100000001ULL + static_cast<std::uint64_t>(b)), r.links);
+    append_shifted(node_->pcie_path(nic_b, gpu_b).links, nb, r.links);
+  } else {
+    // Without GPUDirect the data is copied to host memory, sent from there by the NIC and
+    // copied up again on the far side.
+    r.transport = Transport::host_bounce;
+    const int sa = node_->socket_of(gpu_a);
+    const int sb = node_->socket_of(gpu_b);
+    append_shifted(node_->to_memory(gpu_a, sa).links, na, r.links);
+    append_shifted(node_->from_memory(sa, nic_a).links, na, r.links);
+    r.ecmp_paths = fabric_->route(na, ra, nb, rb, mix(static_cast<std::uint64_t>(a) * 0x100000001ULL + static_cast<std::uint64_t>(b)), r.links);
+    append_shifted(node_->to_memory(nic_b, sb).links, nb, r.links);
+    append_shifted(node_->from_memory(sb, gpu_b).links, nb, r.links);
+  }
+  measure(r, graph_);
+  return r;
+}
+
+Route Topology::route_gpu_to_memory(long gpu, int socket) const {
+  const long n = gpu / node_->gpus();
+  return shift(node_->to_memory(node_->gpu(static_cast<int>(gpu % node_->gpus())), socket), n);
+}
+
+Route Topology::route_memory_to_gpu(int socket, long gpu) const {
+  const long n = gpu / node_->gpus();
+  return shift(node_->from_memory(socket, node_->gpu(static_cast<int>(gpu % node_->gpus()))), n);
+}
+
+Route Topology::route_gpu_to_nic(long gpu, int nic) const {
+  const long n = gpu / node_->gpus();
+  Route r = shift(node_->pcie_path(node_->gpu(static_cast<int>(gpu % node_->gpus())), node_->nic(nic)), n);
+  r.transport = Transport::pcie_dma;
+  return r;
+}
+
+}  // namespace gf::topo

@@ -1,0 +1,64 @@
+#pragma once
+// A built cluster: the device graph of every server and the network, with routing between any
+// two GPUs, a GPU and host memory, or a GPU and a NIC.
+#include <memory>
+#include <optional>
+
+#include "hw/catalog.hpp"
+#include "topo/cluster_spec.hpp"
+#include "topo/graph.hpp"
+#include "topo/network_fabric.hpp"
+#include "topo/node_template.hpp"
+#include "topo/route.hpp"
+
+namespace gf::topo {
+
+// The largest cluster gpufabric builds; beyond it the graph would not fit comfortably in
+// memory on a workstation, and no public machine is that large in one fabric.
+inline constexpr long kMaxGpus = 100'000;
+
+class Topology {
+public:
+  Topology(ClusterSpec spec, const hw::Catalog& catalog);
+
+  [[nodiscard]] const ClusterSpec& spec() const { return spec_; }
+  [[nodiscard]] const Graph& graph() const { return graph_; }
+  [[nodiscard]] const NodeTemplate& node() const { return *node_; }
+  [[nodiscard]] const NetworkFabric* fabric() const { return fabric_ ? &*fabric_ : nullptr; }
+  [[nodiscard]] const hw::GpuSpec& gpu_spec() const { return gpu_; }
+  [[nodiscard]] const hw::CpuSpec& cpu_spec() const { return cpu_; }
+  [[nodiscard]] const hw::NetworkTech& network() const { return network_; }
+  [[nodiscard]] const hw::SwitchSpec& network_switch() const { return switch_; }
+
+  [[nodiscard]] long nodes() const { return spec_.nodes; }
+  [[nodiscard]] int gpus_per_node() const { return node_->gpus(); }
+  [[nodiscard]] long gpu_count() const { return spec_.nodes * node_->gpus(); }
+  [[nodiscard]] DeviceId gpu(long global) const;
+  [[nodiscard]] DeviceId nic(long node, int nic) const;
+
+  // Routes between GPUs by global index (node * gpus_per_node + local).
+  [[nodiscard]] Route route_gpus(long a, long b) const;
+  // GPU to/from host memory of socket `socket` in the same server.
+  [[nodiscard]] Route route_gpu_to_memory(long gpu, int socket) const;
+  [[nodiscard]] Route route_memory_to_gpu(int socket, long gpu) const;
+  // GPU to NIC `nic` of the same server (the GPUDirect RDMA path).
+  [[nodiscard]] Route route_gpu_to_nic(long gpu, int nic) const;
+
+  // Whether traffic between servers is RDMA straight from GPU memory.
+  [[nodiscard]] bool gpudirect_active() const;
+
+private:
+  [[nodiscard]] Route shift(Route r, long node) const;  // template ids -> node `node`
+  void append_shifted(const std::vector<LinkId>& local, long node, std::vector<LinkId>& out) const;
+
+  ClusterSpec spec_;
+  hw::GpuSpec gpu_;
+  hw::CpuSpec cpu_;
+  hw::NetworkTech network_;
+  hw::SwitchSpec switch_;
+  std::unique_ptr<NodeTemplate> node_;
+  std::optional<NetworkFabric> fabric_;
+  Graph graph_;
+};
+
+}  // namespace gf::topo
