@@ -1,1 +1,144 @@
 #include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "test_support.hpp"
+
+namespace gf {
+namespace {
+
+struct CliResult {
+  int code = 0;
+  std::string out;
+  std::string err;
+};
+
+CliResult run(std::vector<std::string> args) {
+  args.insert(args.begin(), "gpufabric");
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  std::ostringstream out, err;
+  CliResult r;
+  r.code = cli::run(static_cast<int>(argv.size()), argv.data(), out, err);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+void expect_bad_input(const CliResult& r, const std::string& needle) {
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(r.out.empty()) << "no partial output on error";
+  EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
+  // One message: a single error line.
+  EXPECT_EQ(r.err.find("gpufabric: error"), r.err.rfind("gpufabric: error")) << r.err;
+}
+
+TEST(Cli, TopoTableLooksLikeNvidiaSmi) {
+  const auto r = run({"topo", "--preset", "dgx-h100"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("GPU0  X     NV18"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("NUMA Affinity"), std::string::npos);
+  EXPECT_NE(r.out.find("Legend:"), std::string::npos);
+  EXPECT_NE(r.out.find("GPU <-> NIC"), std::string::npos);
+}
+
+TEST(Cli, TopoJsonHasPairsWithTheDocumentedFields) {
+  const auto r = run({"topo", "--preset", "pcie-4x-rtx4090", "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["pairs"].size(), 12u);  // 4 x 3 ordered pairs
+  for (const auto& p : j["pairs"]) {
+    for (const char* key : {"src", "dst", "type", "bandwidth_GBps", "latency_us", "transport"}) {
+      EXPECT_TRUE(p.contains(key)) << key;
+    }
+    EXPECT_EQ(p["transport"], "host-staged");
+    EXPECT_GT(p["bandwidth_GBps"].get<double>(), 0.0);
+  }
+  EXPECT_EQ(j["pairs_scope"], "all");
+}
+
+TEST(Cli, LargeClusterJsonStaysSmall) {
+  const auto r = run({"topo", "--preset", "dgx-h100", "--nodes", "2048", "--fabric", "fat-tree", "--tiers", "3",
+                      "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["pairs_scope"], "node0+examples");
+  EXPECT_LT(j["pairs"].size(), 100u);
+  EXPECT_EQ(j["summary"]["gpus"], 16384);
+  EXPECT_LT(r.out.size(), 200000u);
+}
+
+TEST(Cli, MultiNodeTextSummarises) {
+  const auto r = run({"topo", "--preset", "dgx-h100", "--nodes", "256", "--fabric", "fat-tree", "--tiers", "3"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("Across nodes"), std::string::npos);
+  EXPECT_NE(r.out.find("network bisection"), std::string::npos);
+  EXPECT_LT(r.out.size(), 20000u);  // node 0's matrix and summaries, not 2048 x 2048
+}
+
+TEST(Cli, DotIsGraphviz) {
+  const auto r = run({"topo", "--preset", "dgx-a100", "--dot"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("graph \"dgx-a100\" {", 0), 0u);
+  EXPECT_NE(r.out.find("nvlink"), std::string::npos);
+}
+
+TEST(Cli, PresetsListsAll) {
+  const auto r = run({"presets"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* p : {"dgx1-v100", "dgx-a100", "dgx-h100", "hgx-h200", "dgx-b200", "hgx-h100-4gpu", "pcie-8x-h100",
+                        "pcie-8x-a100", "pcie-8x-l40s", "pcie-4x-rtx4090", "pcie-2x-rtx2080ti", "aws-p4d", "aws-p5"}) {
+    EXPECT_NE(r.out.find(p), std::string::npos) << p;
+  }
+}
+
+TEST(Cli, CatalogListsSources) {
+  const auto r = run({"catalog"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("h100-sxm5"), std::string::npos);
+  EXPECT_NE(r.out.find("ib-ndr"), std::string::npos);
+}
+
+TEST(CliErrors, BadInputsExitTwoWithOneMessage) {
+  expect_bad_input(run({"topo", "--preset", "dgx-h1000"}), "did you mean 'dgx-h100'");
+  expect_bad_input(run({"topo"}), "--preset");
+  expect_bad_input(run({"topo", "--preset", "dgx-h100", "--nodes", "0"}), "--nodes");
+  expect_bad_input(run({"topo", "--preset", "dgx-h100", "--nodes", "eight"}), "--nodes");
+  expect_bad_input(run({"topo", "--preset", "dgx-h100", "--network", "eth-5g"}), "unknown network technology");
+  expect_bad_input(run({"topo", "--preset", "dgx-h100", "--fabric", "torus"}), "single, fat-tree, rail");
+  expect_bad_input(run({"topo", "--preset", "dgx-h100", "--tiers", "4"}), "--tiers");
+  expect_bad_input(run({"topo", "--preset", "dgx-h100", "--oversubscription", "0.5"}), "--oversubscription");
+  expect_bad_input(run({"topo", "--preset", "dgx-h100", "--p2p", "maybe"}), "on, off");
+  expect_bad_input(run({"topo", "--preset", "dgx-h100", "--format", "xml"}), "--format");
+  expect_bad_input(run({"topo", "--preset", "dgx-h100", "--nodes", "200"}), "single quantum-2 switch has 64 ports");
+  expect_bad_input(run({"topo", "--preset", "dgx-h100", "--nodes", "20000"}), "at most 100000 GPUs");
+  expect_bad_input(run({"topo", "--preset", "dgx-h100", "--nodes", "200", "--fabric", "fat-tree", "--dot"}), "too many to draw");
+  expect_bad_input(run({"topo", "--cluster", gf::test::data_file("pcie_cycle.yaml")}), "cycle");
+  expect_bad_input(run({"topo", "--cluster", gf::test::data_file("bad_syntax.yaml")}), "bad_syntax.yaml:");
+  expect_bad_input(run({"topo", "--preset", "dgx-h100", "--catalog", gf::test::data_file("catalog_zero_bw")}),
+                   "greater than zero");
+  expect_bad_input(run({"topo", "--bogus"}), "--bogus");
+  expect_bad_input(run({"frobnicate"}), "unknown subcommand 'frobnicate'");
+}
+
+TEST(CliErrors, TheBinaryExitsWithCodeTwo) {
+  const std::string cmd = std::string(GPUFABRIC_BIN) + " topo --preset nope >/dev/null 2>&1";
+  const int status = std::system(cmd.c_str());
+  ASSERT_NE(status, -1);
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+}
+
+TEST(Cli, OutputIsDeterministic) {
+  const auto a = run({"topo", "--preset", "dgx-h100", "--nodes", "64", "--fabric", "fat-tree", "--format", "json"});
+  const auto b = run({"topo", "--preset", "dgx-h100", "--nodes", "64", "--fabric", "fat-tree", "--format", "json"});
+  EXPECT_EQ(a.out, b.out);
+}
+
+}  // namespace
+}  // namespace gf

@@ -146,6 +146,16 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   topo_cmd->add_flag("--dot", topo_dot, "Print the device graph in Graphviz DOT instead");
 
   try {
+    if (argc > 1 && argv[1][0] != '-') {
+      const std::string sub = argv[1];
+      std::vector<std::string> names;
+      for (const auto* s : app.get_subcommands({})) names.push_back(s->get_name());
+      if (std::find(names.begin(), names.end(), sub) == names.end()) {
+        const std::string hint = suggest(sub, names);
+        throw InputError({}, "", "unknown subcommand '" + sub + "'" + (hint.empty() ? "" : "; did you mean '" + hint + "'?"),
+                         join(names));
+      }
+    }
     try {
       app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

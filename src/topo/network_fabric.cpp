@@ -12,6 +12,14 @@ namespace gf::topo {
 
 namespace {
 long ceil_div(long a, long b) { return (a + b - 1) / b; }
+// The smallest divisor of n that is at least `at_least` (n itself if none is smaller), so that
+// parallel links split evenly over the switches of the next tier.
+long divisor_at_least(long n, long at_least) {
+  for (long d = std::max(1L, at_least); d < n; ++d) {
+    if (n % d == 0) return d;
+  }
+  return n;
+}
 std::string fmt_ratio(double r) { return fmt::format("{:g}:1", r); }
 }  // namespace
 
@@ -76,8 +84,10 @@ NetworkFabric::NetworkFabric(FabricKind kind, int tiers, double oversubscription
                            "); " + what + " need " + std::to_string(shape_.leaves),
                        "--tiers 3, a higher --oversubscription, a larger-radix switch, or fewer nodes");
     }
+    // Only as many spines as the leaves' uplinks fill; each leaf spreads its u uplinks evenly.
     shape_.tiers = 2;
-    shape_.spines = u;
+    shape_.spines = divisor_at_least(u, ceil_div(shape_.leaves * u, k));
+    shape_.spine_links = u / shape_.spines;
     return;
   }
   // Three tiers: pods of k/2 leaves, each leaf linked to the pod's u aggregation switches;
@@ -87,7 +97,10 @@ NetworkFabric::NetworkFabric(FabricKind kind, int tiers, double oversubscription
   shape_.tiers = 3;
   shape_.pods = ceil_div(shape_.leaves, half);
   shape_.aggs_per_pod = u;
-  shape_.cores = u * half;
+  // Each core group needs only enough switches for the pods that exist.
+  shape_.cores_per_group = divisor_at_least(half, ceil_div(shape_.pods * half, k));
+  shape_.core_links = half / shape_.cores_per_group;
+  shape_.cores = u * shape_.cores_per_group;
   if (u > half) {
     throw InputError({}, "--oversubscription",
                      "a three-tier fabric needs at least as many leaf down-ports as up-ports", "R >= 1");
@@ -118,7 +131,7 @@ std::size_t NetworkFabric::link_count() const {
   if (shape_.tiers == 2) n += static_cast<std::size_t>(shape_.leaves * shape_.spines);
   if (shape_.tiers == 3) {
     n += static_cast<std::size_t>(shape_.leaves * shape_.aggs_per_pod);
-    n += static_cast<std::size_t>(shape_.pods * shape_.aggs_per_pod * (shape_.radix / 2));
+    n += static_cast<std::size_t>(shape_.pods * shape_.aggs_per_pod * shape_.cores_per_group);
   }
   return 2 * n;
 }
@@ -146,8 +159,10 @@ void NetworkFabric::add_upper_links(Graph& g) {
   if (shape_.tiers == 2) {
     for (long l = 0; l < shape_.leaves; ++l) {
       for (long s = 0; s < shape_.spines; ++s) {
-        g.add_duplex(leaf_base_ + static_cast<DeviceId>(l), spine_base_ + static_cast<DeviceId>(s), port_line_,
-                     port_capacity_, switch_latency_, switch_latency_, LinkKind::network, 1);
+        const double m = static_cast<double>(shape_.spine_links);
+        g.add_duplex(leaf_base_ + static_cast<DeviceId>(l), spine_base_ + static_cast<DeviceId>(s), port_line_ * m,
+                     port_capacity_ * m, switch_latency_, switch_latency_, LinkKind::network,
+                     static_cast<int>(shape_.spine_links));
       }
     }
   } else if (shape_.tiers == 3) {
@@ -163,10 +178,12 @@ void NetworkFabric::add_upper_links(Graph& g) {
     core_link_base_ = static_cast<LinkId>(g.link_count());
     for (long p = 0; p < shape_.pods; ++p) {
       for (long a = 0; a < shape_.aggs_per_pod; ++a) {
-        for (long c = 0; c < half; ++c) {
+        for (long c = 0; c < shape_.cores_per_group; ++c) {
+          const double m = static_cast<double>(shape_.core_links);
           g.add_duplex(agg_base_ + static_cast<DeviceId>(p * shape_.aggs_per_pod + a),
-                       core_base_ + static_cast<DeviceId>(a * half + c), port_line_, port_capacity_, switch_latency_,
-                       switch_latency_, LinkKind::network, 1);
+                       core_base_ + static_cast<DeviceId>(a * shape_.cores_per_group + c), port_line_ * m,
+                       port_capacity_ * m, switch_latency_, switch_latency_, LinkKind::network,
+                       static_cast<int>(shape_.core_links));
         }
       }
     }
@@ -185,7 +202,7 @@ int NetworkFabric::route(long n1, int r1, long n2, int r2, std::uint64_t hash, s
       const long s = static_cast<long>(hash % static_cast<std::uint64_t>(shape_.spines));
       out.push_back(up_link_base_ + static_cast<LinkId>(2 * (l1 * shape_.spines + s)));
       out.push_back(up_link_base_ + static_cast<LinkId>(2 * (l2 * shape_.spines + s)) + 1);
-      ecmp = static_cast<int>(shape_.spines);
+      ecmp = shape_.up_ports;
     } else {
       const long half = shape_.radix / 2;
       const long a = static_cast<long>(hash % static_cast<std::uint64_t>(shape_.aggs_per_pod));
@@ -193,10 +210,11 @@ int NetworkFabric::route(long n1, int r1, long n2, int r2, std::uint64_t hash, s
       const long p2 = l2 / half;
       out.push_back(up_link_base_ + static_cast<LinkId>(2 * (l1 * shape_.aggs_per_pod + a)));
       if (p1 != p2) {
+        const long cg = shape_.cores_per_group;
         const long c = static_cast<long>((hash / static_cast<std::uint64_t>(shape_.aggs_per_pod)) %
-                                         static_cast<std::uint64_t>(half));
-        out.push_back(core_link_base_ + static_cast<LinkId>(2 * ((p1 * shape_.aggs_per_pod + a) * half + c)));
-        out.push_back(core_link_base_ + static_cast<LinkId>(2 * ((p2 * shape_.aggs_per_pod + a) * half + c)) + 1);
+                                         static_cast<std::uint64_t>(cg));
+        out.push_back(core_link_base_ + static_cast<LinkId>(2 * ((p1 * shape_.aggs_per_pod + a) * cg + c)));
+        out.push_back(core_link_base_ + static_cast<LinkId>(2 * ((p2 * shape_.aggs_per_pod + a) * cg + c)) + 1);
         ecmp = static_cast<int>(shape_.aggs_per_pod * half);
       } else {
         ecmp = static_cast<int>(shape_.aggs_per_pod);

@@ -19,9 +19,12 @@ struct FabricShape {
   int up_ports = 0;     // per leaf, towards the next tier
   long leaves = 0;
   long spines = 0;      // two tiers
+  long spine_links = 1; // parallel links between a leaf and each spine
   long pods = 0;        // three tiers
   long aggs_per_pod = 0;
   long cores = 0;
+  long cores_per_group = 0;  // core switches joined to aggregation switch j of every pod
+  long core_links = 1;       // parallel links between an aggregation switch and each core
   long endpoints = 0;
   double oversubscription = 1.0;  // leaf down:up ratio actually built
 };
