@@ -30,9 +30,9 @@ TEST(Catalog, EveryEntryCarriesASource) {
 }
 
 TEST(Catalog, HasTheGpusTheIssueNames) {
-  for (const char* name : {"v100-sxm2-32gb", "a100-sxm4-40gb", "a100-sxm4-80gb", "a100-pcie-80gb", "h100-sxm5",
-                           "h100-pcie", "h100-nvl", "h200-sxm", "b200", "l40s", "l4", "a10", "rtx-4090", "rtx-3090",
-                           "rtx-2080ti", "mi300x"}) {
+  for (const char* name :
+       {"v100-sxm2-32gb", "a100-sxm4-40gb", "a100-sxm4-80gb", "a100-pcie-80gb", "h100-sxm5", "h100-pcie", "h100-nvl",
+        "h200-sxm", "b200", "l40s", "l4", "a10", "rtx-4090", "rtx-3090", "rtx-2080ti", "mi300x"}) {
     EXPECT_NO_THROW(catalog().gpu(name)) << name;
   }
 }
@@ -74,9 +74,8 @@ TEST(Catalog, FiguresAreThePublishedOnes) {
 
 TEST(Catalog, UnknownKeyNamesFileLineAndSuggestion) {
   hw::Catalog c;
-  const std::string msg = input_error([&] {
-    c.load_text("gpus:\n  - name: x\n    vendor: nvidia\n    memroy_GB: 80\n", "mine.yaml");
-  });
+  const std::string msg =
+      input_error([&] { c.load_text("gpus:\n  - name: x\n    vendor: nvidia\n    memroy_GB: 80\n", "mine.yaml"); });
   EXPECT_NE(msg.find("mine.yaml:4"), std::string::npos) << msg;
   EXPECT_NE(msg.find("memroy_GB"), std::string::npos) << msg;
   EXPECT_NE(msg.find("did you mean 'memory_GB'"), std::string::npos) << msg;

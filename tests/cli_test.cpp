@@ -64,8 +64,8 @@ TEST(Cli, TopoJsonHasPairsWithTheDocumentedFields) {
 }
 
 TEST(Cli, LargeClusterJsonStaysSmall) {
-  const auto r = run({"topo", "--preset", "dgx-h100", "--nodes", "2048", "--fabric", "fat-tree", "--tiers", "3",
-                      "--format", "json"});
+  const auto r = run(
+      {"topo", "--preset", "dgx-h100", "--nodes", "2048", "--fabric", "fat-tree", "--tiers", "3", "--format", "json"});
   ASSERT_EQ(r.code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["pairs_scope"], "node0+examples");
@@ -118,7 +118,8 @@ TEST(CliErrors, BadInputsExitTwoWithOneMessage) {
   expect_bad_input(run({"topo", "--preset", "dgx-h100", "--format", "xml"}), "--format");
   expect_bad_input(run({"topo", "--preset", "dgx-h100", "--nodes", "200"}), "single quantum-2 switch has 64 ports");
   expect_bad_input(run({"topo", "--preset", "dgx-h100", "--nodes", "20000"}), "at most 100000 GPUs");
-  expect_bad_input(run({"topo", "--preset", "dgx-h100", "--nodes", "200", "--fabric", "fat-tree", "--dot"}), "too many to draw");
+  expect_bad_input(run({"topo", "--preset", "dgx-h100", "--nodes", "200", "--fabric", "fat-tree", "--dot"}),
+                   "too many to draw");
   expect_bad_input(run({"topo", "--cluster", gf::test::data_file("pcie_cycle.yaml")}), "cycle");
   expect_bad_input(run({"topo", "--cluster", gf::test::data_file("bad_syntax.yaml")}), "bad_syntax.yaml:");
   expect_bad_input(run({"topo", "--preset", "dgx-h100", "--catalog", gf::test::data_file("catalog_zero_bw")}),

@@ -10,9 +10,9 @@ namespace gf {
 namespace {
 
 TEST(Presets, AllThirteenExistAndBuild) {
-  const std::vector<std::string> expected{"aws-p4d",      "aws-p5",       "dgx-a100",          "dgx-b200",
-                                          "dgx-h100",     "dgx1-v100",    "hgx-h100-4gpu",     "hgx-h200",
-                                          "pcie-2x-rtx2080ti", "pcie-4x-rtx4090", "pcie-8x-a100", "pcie-8x-h100",
+  const std::vector<std::string> expected{"aws-p4d",           "aws-p5",          "dgx-a100",      "dgx-b200",
+                                          "dgx-h100",          "dgx1-v100",       "hgx-h100-4gpu", "hgx-h200",
+                                          "pcie-2x-rtx2080ti", "pcie-4x-rtx4090", "pcie-8x-a100",  "pcie-8x-h100",
                                           "pcie-8x-l40s"};
   EXPECT_EQ(topo::preset_names(), expected);
   for (const auto& name : expected) {
@@ -100,9 +100,8 @@ node:
   gpu_parents: [cpu0, cpu0]
 network: {tech: ib-ndr}
 )";
-  const std::string msg = input_error([&] {
-    topo::Topology t(topo::parse_cluster(text, "links.yaml", catalog()), catalog());
-  });
+  const std::string msg =
+      input_error([&] { topo::Topology t(topo::parse_cluster(text, "links.yaml", catalog()), catalog()); });
   EXPECT_NE(msg.find("links.yaml:9"), std::string::npos) << msg;
 }
 

@@ -91,6 +91,17 @@ TEST(FatTree, TooManyNodesForTheRadixIsAClearError) {
   EXPECT_NE(single.find("64 ports"), std::string::npos) << single;
 }
 
+TEST(FatTree, OneHundredThousandGpusBuild) {
+  // 12,500 DGX H100 with 4 NICs each = 50,000 ports: fits a radix-64 three-tier fat-tree.
+  topo::ClusterOverrides o = fabric(12500, topo::FabricKind::fat_tree, 3);
+  o.nics_per_node = 4;
+  const auto t = preset("dgx-h100", o);
+  EXPECT_EQ(t.gpu_count(), 100000);
+  const auto r = t.route_gpus(0, 99999);
+  EXPECT_TRUE(connected(t.graph(), r, t.gpu(0), t.gpu(99999)));
+  EXPECT_EQ(r.type, topo::PathType::net);
+}
+
 TEST(FatTree, GpuLimitIsAClearError) {
   topo::ClusterOverrides o = fabric(12501, topo::FabricKind::fat_tree, 3);
   const std::string msg = input_error([&] { (void)preset("dgx-h100", o); });

@@ -27,13 +27,14 @@ inline std::string data_file(const std::string& name) { return std::string(GPUFA
 // Every link starts where the previous one ended, from `from` to `to`.
 inline ::testing::AssertionResult connected(const topo::Graph& g, const topo::Route& r, topo::DeviceId from,
                                             topo::DeviceId to) {
-  if (r.links.empty()) return from == to ? ::testing::AssertionSuccess() : ::testing::AssertionFailure() << "empty route";
+  if (r.links.empty())
+    return from == to ? ::testing::AssertionSuccess() : ::testing::AssertionFailure() << "empty route";
   topo::DeviceId at = from;
   for (std::size_t i = 0; i < r.links.size(); ++i) {
     const auto& l = g.link(r.links[i]);
     if (l.src != at) {
-      return ::testing::AssertionFailure() << "hop " << i << " starts at " << g.name(l.src) << ", expected "
-                                           << g.name(at);
+      return ::testing::AssertionFailure()
+             << "hop " << i << " starts at " << g.name(l.src) << ", expected " << g.name(at);
     }
     at = l.dst;
   }

@@ -160,7 +160,8 @@ TEST(AcrossNodes, GpudirectGoesGpuNicNetworkNicGpu) {
 }
 
 TEST(AcrossNodes, WithoutGpudirectOrOverTcpTheDataBouncesThroughHostMemory) {
-  for (const auto& [gpudirect, network] : {std::pair{false, std::string("ib-ndr")}, std::pair{true, std::string("eth-100g")}}) {
+  for (const auto& [gpudirect, network] :
+       {std::pair{false, std::string("ib-ndr")}, std::pair{true, std::string("eth-100g")}}) {
     topo::ClusterOverrides o;
     o.nodes = 2;
     o.gpudirect = gpudirect;

@@ -14,7 +14,8 @@ long parse_long(const std::string& flag, const std::string& v, long min, long ma
   long out = 0;
   const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
   if (ec != std::errc() || p != v.data() + v.size() || out < min || out > max) {
-    throw InputError({}, flag, "got '" + v + "'", "a whole number from " + std::to_string(min) + " to " + std::to_string(max));
+    throw InputError({}, flag, "got '" + v + "'",
+                     "a whole number from " + std::to_string(min) + " to " + std::to_string(max));
   }
   return out;
 }
@@ -71,10 +72,14 @@ topo::ClusterOverrides ClusterOptions::overrides() const {
   if (!network.empty()) o.network = network;
   if (!nics_per_node.empty()) o.nics_per_node = static_cast<int>(parse_long("--nics-per-node", nics_per_node, 0, 64));
   if (!fabric.empty()) {
-    if (fabric == "single") o.fabric = topo::FabricKind::single;
-    else if (fabric == "fat-tree") o.fabric = topo::FabricKind::fat_tree;
-    else if (fabric == "rail") o.fabric = topo::FabricKind::rail;
-    else throw InputError({}, "--fabric", "got '" + fabric + "'", "single, fat-tree, rail");
+    if (fabric == "single")
+      o.fabric = topo::FabricKind::single;
+    else if (fabric == "fat-tree")
+      o.fabric = topo::FabricKind::fat_tree;
+    else if (fabric == "rail")
+      o.fabric = topo::FabricKind::rail;
+    else
+      throw InputError({}, "--fabric", "got '" + fabric + "'", "single, fat-tree, rail");
   }
   if (!tiers.empty()) o.tiers = static_cast<int>(parse_long("--tiers", tiers, 2, 3));
   if (!oversubscription.empty()) o.oversubscription = parse_double("--oversubscription", oversubscription);

@@ -1,10 +1,10 @@
 #include "cli/commands.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
-#include <nlohmann/json.hpp>
 #include <new>
+#include <nlohmann/json.hpp>
 
 #include "cli/cluster_options.hpp"
 #include "core/error.hpp"
@@ -25,10 +25,10 @@ void check_format(const std::string& format, std::initializer_list<const char*> 
 }
 
 std::string presets_output(const hw::Catalog& catalog, const std::string& format) {
-  report::TextTable table({"preset", "GPUs", "GPU", "GPU fabric", "network", "description"},
-                          {report::TextTable::Align::left, report::TextTable::Align::right,
-                           report::TextTable::Align::left, report::TextTable::Align::left,
-                           report::TextTable::Align::left, report::TextTable::Align::left});
+  report::TextTable table(
+      {"preset", "GPUs", "GPU", "GPU fabric", "network", "description"},
+      {report::TextTable::Align::left, report::TextTable::Align::right, report::TextTable::Align::left,
+       report::TextTable::Align::left, report::TextTable::Align::left, report::TextTable::Align::left});
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& name : topo::preset_names()) {
     const auto spec = topo::load_preset(name, catalog);
@@ -60,8 +60,9 @@ std::string catalog_output(const hw::Catalog& c, const std::string& format) {
     for (const auto& [name, g] : c.gpus()) {
       const auto bf16 = g.tflops_dense.find("bf16");
       std::string nv = "-";
-      if (g.nvlink) nv = (g.nvlink->generation == 0 ? "xGMI" : "NVLink" + std::to_string(g.nvlink->generation)) +
-                         " x" + std::to_string(g.nvlink->links);
+      if (g.nvlink)
+        nv = (g.nvlink->generation == 0 ? "xGMI" : "NVLink" + std::to_string(g.nvlink->generation)) + " x" +
+             std::to_string(g.nvlink->links);
       t.add_row({name, fmt::format("{:g}", in_GB(g.memory)), fmt::format("{:g}", in_GBps(g.memory_bandwidth)),
                  bf16 == g.tflops_dense.end() ? "-" : fmt::format("{:g}", bf16->second), nv,
                  fmt::format("Gen{} x{}", g.pcie.generation, g.pcie.lanes), fmt::format("{:g}", g.tdp.value()),
@@ -81,15 +82,20 @@ std::string catalog_output(const hw::Catalog& c, const std::string& format) {
     for (const auto& [name, n] : c.networks()) {
       t.add_row({name, n.family, n.transport, fmt::format("{:g}", in_Gbps(n.data_rate)), fixed(n.efficiency, 3),
                  fixed(in_us(n.endpoint_latency), 2), n.source});
-      j["networks"].push_back({{"name", name}, {"family", n.family}, {"data_rate_Gbps", in_Gbps(n.data_rate)},
-                               {"efficiency", n.efficiency}, {"source", n.source}});
+      j["networks"].push_back({{"name", name},
+                               {"family", n.family},
+                               {"data_rate_Gbps", in_Gbps(n.data_rate)},
+                               {"efficiency", n.efficiency},
+                               {"source", n.source}});
     }
     out += "\nNetworks:\n" + t.render(1);
   }
   {
-    TextTable t({"link", "GB/s per lane/link", "efficiency", "source"}, {L, TextTable::Align::right, TextTable::Align::right, L});
+    TextTable t({"link", "GB/s per lane/link", "efficiency", "source"},
+                {L, TextTable::Align::right, TextTable::Align::right, L});
     for (const auto& [gen, p] : c.pcie_generations()) {
-      t.add_row({"PCIe Gen" + std::to_string(gen), fixed(in_GBps(p.lane_rate), 3), fixed(p.copy_efficiency, 3), p.source});
+      t.add_row(
+          {"PCIe Gen" + std::to_string(gen), fixed(in_GBps(p.lane_rate), 3), fixed(p.copy_efficiency, 3), p.source});
     }
     for (const auto& [gen, n] : c.nvlink_generations()) {
       t.add_row({"NVLink " + std::to_string(gen), fixed(in_GBps(n.link_rate), 3), fixed(n.efficiency, 3), n.source});
@@ -99,20 +105,24 @@ std::string catalog_output(const hw::Catalog& c, const std::string& format) {
   {
     TextTable t({"name", "kind", "figures", "source"}, {L, L, L, L});
     for (const auto& [name, n] : c.nics()) {
-      t.add_row({name, "NIC", fmt::format("{:g} Gb/s, PCIe Gen{} x{}", in_Gbps(n.max_rate), n.pcie.generation, n.pcie.lanes),
+      t.add_row({name, "NIC",
+                 fmt::format("{:g} Gb/s, PCIe Gen{} x{}", in_Gbps(n.max_rate), n.pcie.generation, n.pcie.lanes),
                  n.source});
     }
     for (const auto& [name, s] : c.switches()) {
-      t.add_row({name, "switch", fmt::format("{} x {:g} Gb/s, {:g} ns{}", s.radix, in_Gbps(s.port_rate),
-                                             in_ns(s.latency), s.sharp ? ", SHARP" : ""),
+      t.add_row({name, "switch",
+                 fmt::format("{} x {:g} Gb/s, {:g} ns{}", s.radix, in_Gbps(s.port_rate), in_ns(s.latency),
+                             s.sharp ? ", SHARP" : ""),
                  s.source});
     }
     for (const auto& [name, s] : c.storages()) {
-      t.add_row({name, s.kind, fmt::format("read {:g} GB/s, write {:g} GB/s", in_GBps(s.read), in_GBps(s.write)), s.source});
+      t.add_row(
+          {name, s.kind, fmt::format("read {:g} GB/s, write {:g} GB/s", in_GBps(s.read), in_GBps(s.write)), s.source});
     }
     for (const auto& [name, cpu] : c.cpus()) {
-      t.add_row({name, "CPU", fmt::format("{} cores, {} x{} {} = {:g} GB/s", cpu.cores, cpu.memory_type,
-                                          cpu.memory_channels, cpu.memory_mts, in_GBps(cpu.memory_bandwidth)),
+      t.add_row({name, "CPU",
+                 fmt::format("{} cores, {} x{} {} = {:g} GB/s", cpu.cores, cpu.memory_type, cpu.memory_channels,
+                             cpu.memory_mts, in_GBps(cpu.memory_bandwidth)),
                  cpu.source});
     }
     out += "\nNICs, switches, storage, CPUs:\n" + t.render(1);
@@ -152,7 +162,8 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
       for (const auto* s : app.get_subcommands({})) names.push_back(s->get_name());
       if (std::find(names.begin(), names.end(), sub) == names.end()) {
         const std::string hint = suggest(sub, names);
-        throw InputError({}, "", "unknown subcommand '" + sub + "'" + (hint.empty() ? "" : "; did you mean '" + hint + "'?"),
+        throw InputError({}, "",
+                         "unknown subcommand '" + sub + "'" + (hint.empty() ? "" : "; did you mean '" + hint + "'?"),
                          join(names));
       }
     }
@@ -184,7 +195,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
       check_format(topo_format, {"table", "json"});
       const hw::Catalog catalog = topo_opts.load_catalog();
       const topo::Topology topology(topo_opts.load_spec(catalog), catalog);
-      result = topo_dot ? report::topo_dot(topology)
+      result = topo_dot                ? report::topo_dot(topology)
                : topo_format == "json" ? report::topo_json(topology)
                                        : report::topo_text(topology);
     }

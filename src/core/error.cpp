@@ -24,8 +24,7 @@ std::string format_message(const SourceLocation& where, const std::string& field
 }
 }  // namespace
 
-InputError::InputError(SourceLocation where, std::string field, std::string problem,
-                       std::string valid)
+InputError::InputError(SourceLocation where, std::string field, std::string problem, std::string valid)
     : std::runtime_error(format_message(where, field, problem, valid)),
       where_(std::move(where)),
       field_(std::move(field)),

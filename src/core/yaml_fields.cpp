@@ -16,8 +16,7 @@ YAML::Node parse_yaml(const std::string& text, const std::string& file) {
   try {
     return YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    throw InputError({file, e.mark.line + 1, e.mark.column + 1}, "",
-                     "YAML syntax error: " + e.msg);
+    throw InputError({file, e.mark.line + 1, e.mark.column + 1}, "", "YAML syntax error: " + e.msg);
   }
 }
 
@@ -35,8 +34,7 @@ SourceLocation location_of(const YAML::Node& node, const std::string& file) {
   return {file, m.line + 1, m.column + 1};
 }
 
-Fields::Fields(const YAML::Node& map, std::string file, std::string path,
-               std::initializer_list<const char*> allowed)
+Fields::Fields(const YAML::Node& map, std::string file, std::string path, std::initializer_list<const char*> allowed)
     : map_(map), file_(std::move(file)), path_(std::move(path)) {
   if (!map_.IsMap()) {
     throw InputError(location_of(map_, file_), path_, "expected a mapping of key: value");
@@ -49,17 +47,14 @@ Fields::Fields(const YAML::Node& map, std::string file, std::string path,
     if (!known) {
       const std::string hint = suggest(key, names);
       throw InputError(location_of(kv.first, file_), path_.empty() ? key : path_ + "." + key,
-                       "unknown key" + (hint.empty() ? std::string() : "; did you mean '" + hint + "'?"),
-                       join(names));
+                       "unknown key" + (hint.empty() ? std::string() : "; did you mean '" + hint + "'?"), join(names));
     }
   }
 }
 
 bool Fields::has(const char* key) const { return static_cast<bool>(map_[key]); }
 
-std::string Fields::field(const char* key) const {
-  return path_.empty() ? std::string(key) : path_ + "." + key;
-}
+std::string Fields::field(const char* key) const { return path_.empty() ? std::string(key) : path_ + "." + key; }
 
 SourceLocation Fields::where(const char* key) const {
   const YAML::Node n = map_[key];
@@ -103,9 +98,7 @@ double Fields::positive(const char* key) const {
   return v;
 }
 
-double Fields::positive_or(const char* key, double fallback) const {
-  return has(key) ? positive(key) : fallback;
-}
+double Fields::positive_or(const char* key, double fallback) const { return has(key) ? positive(key) : fallback; }
 
 double Fields::fraction(const char* key) const {
   const double v = number(key);
@@ -116,8 +109,7 @@ double Fields::fraction(const char* key) const {
 long Fields::integer(const char* key, long min, long max) const {
   const double v = number(key);
   if (v != std::floor(v) || v < static_cast<double>(min) || v > static_cast<double>(max)) {
-    fail(key, "got " + n_to_string(v),
-         "a whole number from " + std::to_string(min) + " to " + std::to_string(max));
+    fail(key, "got " + n_to_string(v), "a whole number from " + std::to_string(min) + " to " + std::to_string(max));
   }
   return static_cast<long>(v);
 }
@@ -141,8 +133,7 @@ std::string Fields::choice(const char* key, const std::vector<std::string>& opti
     if (o == v) return v;
   }
   const std::string hint = suggest(v, options);
-  fail(key, "unknown value '" + v + "'" + (hint.empty() ? "" : "; did you mean '" + hint + "'?"),
-       join(options));
+  fail(key, "unknown value '" + v + "'" + (hint.empty() ? "" : "; did you mean '" + hint + "'?"), join(options));
 }
 
 std::vector<std::string> Fields::text_list(const char* key) const {
@@ -154,8 +145,7 @@ std::vector<std::string> Fields::text_list(const char* key) const {
   return out;
 }
 
-std::vector<YAML::Node> as_list(const YAML::Node& node, const std::string& file,
-                                const std::string& field) {
+std::vector<YAML::Node> as_list(const YAML::Node& node, const std::string& file, const std::string& field) {
   if (!node.IsSequence()) throw InputError(location_of(node, file), field, "expected a list");
   std::vector<YAML::Node> out;
   for (const auto& item : node) out.push_back(item);

@@ -23,8 +23,7 @@ SourceLocation location_of(const YAML::Node& node, const std::string& file);
 class Fields {
 public:
   // `path` names this mapping in messages, e.g. "gpus[h100-sxm5]" or "node".
-  Fields(const YAML::Node& map, std::string file, std::string path,
-         std::initializer_list<const char*> allowed);
+  Fields(const YAML::Node& map, std::string file, std::string path, std::initializer_list<const char*> allowed);
 
   [[nodiscard]] bool has(const char* key) const;
   [[nodiscard]] std::string text(const char* key) const;
@@ -46,8 +45,7 @@ public:
   [[nodiscard]] std::string field(const char* key) const;  // "path.key"
   [[nodiscard]] SourceLocation where(const char* key) const;
   [[nodiscard]] SourceLocation where() const { return location_of(map_, file_); }
-  [[noreturn]] void fail(const char* key, const std::string& problem,
-                         const std::string& valid = {}) const;
+  [[noreturn]] void fail(const char* key, const std::string& problem, const std::string& valid = {}) const;
 
 private:
   YAML::Node map_;
@@ -56,7 +54,6 @@ private:
 };
 
 // Iterates a YAML sequence, failing cleanly when the node is not a list.
-std::vector<YAML::Node> as_list(const YAML::Node& node, const std::string& file,
-                                const std::string& field);
+std::vector<YAML::Node> as_list(const YAML::Node& node, const std::string& file, const std::string& field);
 
 }  // namespace gf

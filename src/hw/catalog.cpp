@@ -27,15 +27,15 @@ const typename Map::mapped_type& find_named(const Map& m, const std::string& nam
   if (it != m.end()) return it->second;
   const auto names = names_of(m);
   const std::string hint = suggest(name, names);
-  throw InputError(where, field,
-                   std::string("unknown ") + kind + " '" + name + "'" +
-                       (hint.empty() ? "" : "; did you mean '" + hint + "'?"),
-                   join(names));
+  throw InputError(
+      where, field,
+      std::string("unknown ") + kind + " '" + name + "'" + (hint.empty() ? "" : "; did you mean '" + hint + "'?"),
+      join(names));
 }
 
 template <typename Map>
-const typename Map::mapped_type& find_generation(const Map& m, int gen, const char* kind,
-                                                 const SourceLocation& where, const std::string& field) {
+const typename Map::mapped_type& find_generation(const Map& m, int gen, const char* kind, const SourceLocation& where,
+                                                 const std::string& field) {
   const auto it = m.find(gen);
   if (it != m.end()) return it->second;
   throw InputError(where, field, std::string("no ") + kind + " generation " + std::to_string(gen) + " in the catalog",
@@ -53,8 +53,7 @@ const CpuSpec& Catalog::cpu(const std::string& n, const SourceLocation& w, const
 const NicSpec& Catalog::nic(const std::string& n, const SourceLocation& w, const std::string& f) const {
   return find_named(nics_, n, "NIC model", w, f);
 }
-const SwitchSpec& Catalog::network_switch(const std::string& n, const SourceLocation& w,
-                                          const std::string& f) const {
+const SwitchSpec& Catalog::network_switch(const std::string& n, const SourceLocation& w, const std::string& f) const {
   return find_named(switches_, n, "switch model", w, f);
 }
 const NetworkTech& Catalog::network(const std::string& n, const SourceLocation& w, const std::string& f) const {

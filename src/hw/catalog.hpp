@@ -22,12 +22,9 @@ public:
   void load_directory(const std::string& dir);
 
   // Lookups by name; an unknown name is an InputError at `where`/`field` listing valid names.
-  const GpuSpec& gpu(const std::string& name, const SourceLocation& where = {},
-                     const std::string& field = "gpu") const;
-  const CpuSpec& cpu(const std::string& name, const SourceLocation& where = {},
-                     const std::string& field = "cpu") const;
-  const NicSpec& nic(const std::string& name, const SourceLocation& where = {},
-                     const std::string& field = "nic") const;
+  const GpuSpec& gpu(const std::string& name, const SourceLocation& where = {}, const std::string& field = "gpu") const;
+  const CpuSpec& cpu(const std::string& name, const SourceLocation& where = {}, const std::string& field = "cpu") const;
+  const NicSpec& nic(const std::string& name, const SourceLocation& where = {}, const std::string& field = "nic") const;
   const SwitchSpec& network_switch(const std::string& name, const SourceLocation& where = {},
                                    const std::string& field = "switch") const;
   const NetworkTech& network(const std::string& name, const SourceLocation& where = {},
@@ -49,9 +46,7 @@ public:
   [[nodiscard]] const std::map<std::string, StorageSpec>& storages() const { return storage_; }
   [[nodiscard]] const std::map<int, PcieGeneration>& pcie_generations() const { return pcie_; }
   [[nodiscard]] const std::map<int, NvlinkGeneration>& nvlink_generations() const { return nvlink_; }
-  [[nodiscard]] const std::map<int, NvswitchGeneration>& nvswitch_generations() const {
-    return nvswitch_;
-  }
+  [[nodiscard]] const std::map<int, NvswitchGeneration>& nvswitch_generations() const { return nvswitch_; }
 
   // Cross-references (a network's default switch, ...) must resolve; checked after loading.
   void check_references() const;

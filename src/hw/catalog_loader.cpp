@@ -225,38 +225,36 @@ void Catalog::load_text(const std::string& text, const std::string& file) {
                    {"gpus", "pcie", "nvlink", "nvswitch", "networks", "nics", "switches", "storage", "cpus"});
   (void)top;
   load_section(root, "gpus", file,
-               {"name", "display_name", "vendor", "memory_GB", "memory_bandwidth_GBps", "tflops_dense",
-                "nvlink", "pcie", "tdp_W", "mig", "p2p_supported", "source", "note"},
+               {"name", "display_name", "vendor", "memory_GB", "memory_bandwidth_GBps", "tflops_dense", "nvlink",
+                "pcie", "tdp_W", "mig", "p2p_supported", "source", "note"},
                gpus_, origin_, parse_gpu);
   load_section(root, "pcie", file,
-               {"generation", "transfer_rate_GTps", "encoding", "lane_GBps", "copy_efficiency",
-                "hop_latency_ns", "switch_latency_ns", "source", "note"},
+               {"generation", "transfer_rate_GTps", "encoding", "lane_GBps", "copy_efficiency", "hop_latency_ns",
+                "switch_latency_ns", "source", "note"},
                pcie_, origin_, parse_pcie);
-  load_section(root, "nvlink", file,
-               {"generation", "link_GBps", "lanes_per_link", "max_links", "efficiency", "hop_latency_ns",
-                "source", "note"},
-               nvlink_, origin_, parse_nvlink);
+  load_section(
+      root, "nvlink", file,
+      {"generation", "link_GBps", "lanes_per_link", "max_links", "efficiency", "hop_latency_ns", "source", "note"},
+      nvlink_, origin_, parse_nvlink);
   load_section(root, "nvswitch", file,
-               {"generation", "nvlink_generation", "ports", "nvls", "latency_ns", "source", "note"},
-               nvswitch_, origin_, parse_nvswitch);
+               {"generation", "nvlink_generation", "ports", "nvls", "latency_ns", "source", "note"}, nvswitch_, origin_,
+               parse_nvswitch);
   load_section(root, "networks", file,
-               {"name", "family", "transport", "line_rate_Gbps", "data_rate_Gbps", "efficiency",
-                "endpoint_latency_us", "default_switch", "default_nic", "source", "note"},
+               {"name", "family", "transport", "line_rate_Gbps", "data_rate_Gbps", "efficiency", "endpoint_latency_us",
+                "default_switch", "default_nic", "source", "note"},
                networks_, origin_, parse_network);
   load_section(root, "nics", file,
-               {"name", "display_name", "max_rate_Gbps", "ports", "pcie", "families", "latency_ns",
-                "source", "note"},
+               {"name", "display_name", "max_rate_Gbps", "ports", "pcie", "families", "latency_ns", "source", "note"},
                nics_, origin_, parse_nic);
   load_section(root, "switches", file,
-               {"name", "display_name", "family", "radix", "port_rate_Gbps", "latency_ns", "sharp",
-                "source", "note"},
+               {"name", "display_name", "family", "radix", "port_rate_Gbps", "latency_ns", "sharp", "source", "note"},
                switches_, origin_, parse_switch);
   load_section(root, "storage", file,
-               {"name", "kind", "read_GBps", "write_GBps", "interface", "latency_us", "source", "note"},
-               storage_, origin_, parse_storage);
+               {"name", "kind", "read_GBps", "write_GBps", "interface", "latency_us", "source", "note"}, storage_,
+               origin_, parse_storage);
   load_section(root, "cpus", file,
-               {"name", "display_name", "cores", "memory", "memory_bandwidth_GBps", "stream_efficiency",
-                "pcie", "socket_link", "socket_link_latency_ns", "source", "note"},
+               {"name", "display_name", "cores", "memory", "memory_bandwidth_GBps", "stream_efficiency", "pcie",
+                "socket_link", "socket_link_latency_ns", "source", "note"},
                cpus_, origin_, parse_cpu);
 }
 

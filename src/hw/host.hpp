@@ -16,7 +16,7 @@ struct CpuSpec {
   double memory_mts = 0;
   Bandwidth memory_bandwidth;  // theoretical, per socket
   double stream_efficiency = 1.0;
-  PcieLink pcie;               // lanes per socket
+  PcieLink pcie;                         // lanes per socket
   std::optional<Bandwidth> socket_link;  // per direction between two sockets
   std::string socket_link_name;
   Seconds socket_link_latency;

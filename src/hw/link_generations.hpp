@@ -9,8 +9,8 @@ struct PcieGeneration {
   int generation = 0;
   double transfer_rate_GTps = 0;
   std::string encoding;
-  Bandwidth lane_rate;            // payload per lane per direction
-  double copy_efficiency = 1.0;   // achieved fraction for large DMA copies
+  Bandwidth lane_rate;           // payload per lane per direction
+  double copy_efficiency = 1.0;  // achieved fraction for large DMA copies
   Seconds hop_latency;
   Seconds switch_latency;
   std::string source;

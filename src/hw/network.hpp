@@ -13,7 +13,7 @@ struct NetworkTech {
   std::string family;     // infiniband | roce | ethernet | efa
   std::string transport;  // rdma | tcp | srd
   double line_rate_Gbps = 0;
-  Bandwidth data_rate;    // payload rate per port per direction
+  Bandwidth data_rate;  // payload rate per port per direction
   double efficiency = 1.0;
   Seconds endpoint_latency;
   std::string default_switch;

@@ -29,8 +29,10 @@ std::string TextTable::render(int indent) const {
     for (std::size_t i = 0; i < r.size(); ++i) {
       if (i > 0) s += "  ";
       const std::size_t pad = width[i] - r[i].size();
-      if (align_[i] == Align::right) s += std::string(pad, ' ') + r[i];
-      else s += r[i] + (i + 1 < r.size() ? std::string(pad, ' ') : "");
+      if (align_[i] == Align::right)
+        s += std::string(pad, ' ') + r[i];
+      else
+        s += r[i] + (i + 1 < r.size() ? std::string(pad, ' ') : "");
     }
     while (!s.empty() && s.back() == ' ') s.pop_back();
     out += s + "\n";

@@ -24,8 +24,8 @@ std::string fabric_words(const Topology& t) {
   const auto& s = f->shape();
   if (s.tiers <= 1) return "one " + t.network_switch().name + " switch";
   std::string kind = s.kind == topo::FabricKind::rail ? "rail-optimized" : "fat-tree";
-  return fmt::format("{}-tier {} of {} (radix {}), oversubscription {:g}:1", s.tiers, kind,
-                     t.network_switch().name, s.radix, s.oversubscription);
+  return fmt::format("{}-tier {} of {} (radix {}), oversubscription {:g}:1", s.tiers, kind, t.network_switch().name,
+                     s.radix, s.oversubscription);
 }
 
 std::string header(const Topology& t) {
@@ -33,10 +33,10 @@ std::string header(const Topology& t) {
   std::string out = fmt::format("gpufabric topo: {}", sp.name);
   if (!sp.description.empty()) out += " - " + sp.description;
   out += "\n";
-  out += fmt::format("  {} node{} x {} {} = {} GPUs; network {} ({}), {}; GPUDirect RDMA {}; P2P {}\n", t.nodes(),
-                     t.nodes() == 1 ? "" : "s", t.gpus_per_node(), t.gpu_spec().name, t.gpu_count(),
-                     t.network().name, t.network().transport, fabric_words(t),
-                     t.gpudirect_active() ? "on" : "off", sp.p2p ? "on" : "off");
+  out +=
+      fmt::format("  {} node{} x {} {} = {} GPUs; network {} ({}), {}; GPUDirect RDMA {}; P2P {}\n", t.nodes(),
+                  t.nodes() == 1 ? "" : "s", t.gpus_per_node(), t.gpu_spec().name, t.gpu_count(), t.network().name,
+                  t.network().transport, fabric_words(t), t.gpudirect_active() ? "on" : "off", sp.p2p ? "on" : "off");
   if (!sp.source.empty()) out += "  source: " + sp.source + "\n";
   return out;
 }
@@ -61,9 +61,12 @@ std::string connection_matrix(const Topology& t, int cores_per_socket) {
   for (int r = 0; r < g + n; ++r) {
     std::vector<std::string> row{r < g ? "GPU" + std::to_string(r) : "NIC" + std::to_string(r - g)};
     for (int c = 0; c < g + n; ++c) {
-      if (r == c) row.emplace_back("X");
-      else if (r < g && c < g) row.push_back(node.gpu_to_gpu(r, c, t.spec().p2p).label());
-      else row.push_back(node.pcie_path(device(r), device(c)).label());
+      if (r == c)
+        row.emplace_back("X");
+      else if (r < g && c < g)
+        row.push_back(node.gpu_to_gpu(r, c, t.spec().p2p).label());
+      else
+        row.push_back(node.pcie_path(device(r), device(c)).label());
     }
     const int socket = node.socket_of(device(r));
     row.push_back(r < g ? cpu_affinity(socket, cores_per_socket) : "");
@@ -71,14 +74,15 @@ std::string connection_matrix(const Topology& t, int cores_per_socket) {
     table.add_row(row);
   }
   std::string out = table.render();
-  out += "\nLegend:\n"
-         "  X    = the device itself\n"
-         "  SYS  = path crosses PCIe and the link between CPU sockets (UPI / xGMI)\n"
-         "  NODE = path crosses PCIe and goes between PCIe host bridges of one socket\n"
-         "  PHB  = path crosses PCIe through one PCIe host bridge (the CPU root complex)\n"
-         "  PXB  = path crosses several PCIe switches, not the host bridge\n"
-         "  PIX  = path crosses at most one PCIe switch\n"
-         "  NV#  = path over a bonded set of # NVLinks (direct, or through NVSwitch)\n";
+  out +=
+      "\nLegend:\n"
+      "  X    = the device itself\n"
+      "  SYS  = path crosses PCIe and the link between CPU sockets (UPI / xGMI)\n"
+      "  NODE = path crosses PCIe and goes between PCIe host bridges of one socket\n"
+      "  PHB  = path crosses PCIe through one PCIe host bridge (the CPU root complex)\n"
+      "  PXB  = path crosses several PCIe switches, not the host bridge\n"
+      "  PIX  = path crosses at most one PCIe switch\n"
+      "  NV#  = path over a bonded set of # NVLinks (direct, or through NVSwitch)\n";
   if (n > 0) {
     out += "\nNIC Legend:\n";
     const auto& nics = t.spec().node.nics;
@@ -179,11 +183,11 @@ std::string summary_text(const Topology& t, const topo::TopologySummary& s) {
   std::string out;
   out += fmt::format("  GPUs                {} ({} node{} x {})\n", s.gpus, s.nodes, s.nodes == 1 ? "" : "s",
                      t.gpus_per_node());
-  out += fmt::format("  devices             {} ({} GPU, {} CPU socket, {} PCIe switch, {} NVSwitch plane, {} NIC, "
-                     "{} storage, {} network switch)\n",
-                     s.devices, dev(DeviceKind::gpu), dev(DeviceKind::cpu), dev(DeviceKind::pcie_switch),
-                     dev(DeviceKind::nvswitch), dev(DeviceKind::nic), dev(DeviceKind::storage),
-                     dev(DeviceKind::net_switch));
+  out += fmt::format(
+      "  devices             {} ({} GPU, {} CPU socket, {} PCIe switch, {} NVSwitch plane, {} NIC, "
+      "{} storage, {} network switch)\n",
+      s.devices, dev(DeviceKind::gpu), dev(DeviceKind::cpu), dev(DeviceKind::pcie_switch), dev(DeviceKind::nvswitch),
+      dev(DeviceKind::nic), dev(DeviceKind::storage), dev(DeviceKind::net_switch));
   out += fmt::format("  links (duplex)      {} ({} NVLink, {} PCIe, {} socket, {} memory, {} network)\n", s.links / 2,
                      lnk(LinkKind::nvlink), lnk(LinkKind::pcie), lnk(LinkKind::socket), lnk(LinkKind::memory),
                      lnk(LinkKind::network));
@@ -198,8 +202,9 @@ std::string summary_text(const Topology& t, const topo::TopologySummary& s) {
     const auto& f = s.fabric;
     std::string shape = fabric_words(t);
     if (f.tiers == 2) shape += fmt::format("; {} leaves, {} spines", f.leaves, f.spines);
-    if (f.tiers == 3) shape += fmt::format("; {} pods, {} leaves, {} aggregation, {} core switches", f.pods, f.leaves,
-                                           f.pods * f.aggs_per_pod, f.cores);
+    if (f.tiers == 3)
+      shape += fmt::format("; {} pods, {} leaves, {} aggregation, {} core switches", f.pods, f.leaves,
+                           f.pods * f.aggs_per_pod, f.cores);
     out += "  fabric              " + shape + "\n";
     out += fmt::format("  network bisection   {} GB/s line, {} GB/s achievable, one direction\n",
                        gbps(s.bisection_line), gbps(s.bisection));
@@ -335,17 +340,17 @@ std::string topo_json(const Topology& t) {
 std::string topo_dot(const Topology& t) {
   const auto& g = t.graph();
   if (g.device_count() > kDotDeviceLimit) {
-    throw InputError({}, "--dot",
-                     fmt::format("the graph has {} devices, too many to draw", g.device_count()),
+    throw InputError({}, "--dot", fmt::format("the graph has {} devices, too many to draw", g.device_count()),
                      fmt::format("a cluster of at most {} devices (try fewer --nodes)", kDotDeviceLimit));
   }
-  std::string out = "graph \"" + t.spec().name + "\" {\n  graph [overlap=false, splines=true];\n  node [shape=box, fontsize=10];\n";
+  std::string out =
+      "graph \"" + t.spec().name + "\" {\n  graph [overlap=false, splines=true];\n  node [shape=box, fontsize=10];\n";
   for (topo::DeviceId d = 0; d < g.device_count(); ++d) {
     const auto& dev = g.device(d);
-    const char* shape = dev.kind == topo::DeviceKind::gpu ? "box3d"
+    const char* shape = dev.kind == topo::DeviceKind::gpu                                                    ? "box3d"
                         : dev.kind == topo::DeviceKind::net_switch || dev.kind == topo::DeviceKind::nvswitch ? "hexagon"
                         : dev.kind == topo::DeviceKind::cpu ? "component"
-                                                             : "box";
+                                                            : "box";
     out += fmt::format("  \"{}\" [shape={}];\n", g.name(d), shape);
   }
   for (topo::LinkId l = 0; l < g.link_count(); l += 2) {

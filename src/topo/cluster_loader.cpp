@@ -62,7 +62,7 @@ NodeDesign parse_node(const Fields& f, const hw::Catalog& catalog) {
   n.sockets = static_cast<int>(f.integer_or("sockets", 1, 8, 1));
   n.host_memory = gigabytes(f.positive("host_memory_GB"));
   const std::string fabric = f.choice("gpu_fabric", {"nvswitch", "nvlink-mesh", "pcie"});
-  n.gpu_fabric = fabric == "nvswitch" ? GpuFabric::nvswitch
+  n.gpu_fabric = fabric == "nvswitch"      ? GpuFabric::nvswitch
                  : fabric == "nvlink-mesh" ? GpuFabric::nvlink_mesh
                                            : GpuFabric::pcie;
   const auto& gpu = catalog.gpu(n.gpu);
@@ -121,8 +121,8 @@ NodeDesign parse_node(const Fields& f, const hw::Catalog& catalog) {
   {
     const auto parents = as_list(f.node("gpu_parents"), file, f.field("gpu_parents"));
     if (static_cast<int>(parents.size()) != n.gpus) {
-      f.fail("gpu_parents", "lists " + std::to_string(parents.size()) + " parents for " +
-                                std::to_string(n.gpus) + " GPUs",
+      f.fail("gpu_parents",
+             "lists " + std::to_string(parents.size()) + " parents for " + std::to_string(n.gpus) + " GPUs",
              "one parent per GPU");
     }
     for (std::size_t i = 0; i < parents.size(); ++i) {
@@ -197,8 +197,7 @@ std::string read_file(const std::string& path) {
 ClusterSpec parse_cluster(const std::string& text, const std::string& file, const hw::Catalog& catalog) {
   const YAML::Node root = parse_yaml(text, file);
   if (!root || root.IsNull()) throw InputError({file, 1, 1}, "", "empty cluster file");
-  const Fields f(root, file, "",
-                 {"name", "description", "source", "nodes", "gpudirect", "p2p", "node", "network"});
+  const Fields f(root, file, "", {"name", "description", "source", "nodes", "gpudirect", "p2p", "node", "network"});
   ClusterSpec c;
   c.file = file;
   c.name = f.text("name");
@@ -212,8 +211,7 @@ ClusterSpec parse_cluster(const std::string& text, const std::string& file, cons
                    "pcie_switches", "gpu_parents", "nics", "storage"});
   c.node = parse_node(nf, catalog);
   if (f.has("network")) {
-    const Fields wf(f.node("network"), file, "network",
-                    {"tech", "fabric", "tiers", "oversubscription", "switch"});
+    const Fields wf(f.node("network"), file, "network", {"tech", "fabric", "tiers", "oversubscription", "switch"});
     c.network = parse_network(wf, catalog);
   } else {
     // Single node default: the first NIC's fastest family at its maximum rate is not knowable
@@ -261,7 +259,8 @@ ClusterSpec load_preset(const std::string& name, const hw::Catalog& catalog) {
   }
   const auto names = preset_names();
   const std::string hint = suggest(name, names);
-  throw InputError({}, "--preset", "unknown preset '" + name + "'" + (hint.empty() ? "" : "; did you mean '" + hint + "'?"),
+  throw InputError({}, "--preset",
+                   "unknown preset '" + name + "'" + (hint.empty() ? "" : "; did you mean '" + hint + "'?"),
                    join(names));
 }
 

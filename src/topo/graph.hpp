@@ -20,10 +20,10 @@ const char* to_string(LinkKind k);
 
 struct Device {
   DeviceKind kind = DeviceKind::gpu;
-  std::uint8_t tier = 0;       // network switches: 1 = leaf, 2 = spine/aggregation, 3 = core
-  std::int16_t socket = -1;    // NUMA node within its server; -1 outside servers
-  std::int32_t node = -1;      // server index; -1 for network switches
-  std::int32_t index = 0;      // index among devices of its kind in its server (or tier)
+  std::uint8_t tier = 0;     // network switches: 1 = leaf, 2 = spine/aggregation, 3 = core
+  std::int16_t socket = -1;  // NUMA node within its server; -1 outside servers
+  std::int32_t node = -1;    // server index; -1 for network switches
+  std::int32_t index = 0;    // index among devices of its kind in its server (or tier)
 };
 
 struct Link {

@@ -38,8 +38,8 @@ NetworkFabric::NetworkFabric(FabricKind kind, int tiers, double oversubscription
   endpoint_latency_ = net.endpoint_latency;
   const long k = sw.radix;
   const long e = shape_.endpoints;
-  const std::string what = std::to_string(nodes) + " nodes x " + std::to_string(nics_per_node) + " NICs = " +
-                           std::to_string(e) + " switch ports";
+  const std::string what = std::to_string(nodes) + " nodes x " + std::to_string(nics_per_node) +
+                           " NICs = " + std::to_string(e) + " switch ports";
 
   if (e == 0) {
     shape_.tiers = 0;
@@ -78,10 +78,10 @@ NetworkFabric::NetworkFabric(FabricKind kind, int tiers, double oversubscription
     // Every leaf has one link to each of u spines; a spine's k ports bound the leaf count.
     if (shape_.leaves > k) {
       throw InputError({}, "--tiers",
-                       "a two-tier " + std::string(to_string(kind)) + " of radix-" + std::to_string(k) + " " +
-                           sw.name + " switches holds at most " + std::to_string(k) + " leaves (" +
-                           std::to_string(k * d) + " ports at oversubscription " + fmt_ratio(shape_.oversubscription) +
-                           "); " + what + " need " + std::to_string(shape_.leaves),
+                       "a two-tier " + std::string(to_string(kind)) + " of radix-" + std::to_string(k) + " " + sw.name +
+                           " switches holds at most " + std::to_string(k) + " leaves (" + std::to_string(k * d) +
+                           " ports at oversubscription " + fmt_ratio(shape_.oversubscription) + "); " + what +
+                           " need " + std::to_string(shape_.leaves),
                        "--tiers 3, a higher --oversubscription, a larger-radix switch, or fewer nodes");
     }
     // Only as many spines as the leaves' uplinks fill; each leaf spreads its u uplinks evenly.
@@ -102,14 +102,14 @@ NetworkFabric::NetworkFabric(FabricKind kind, int tiers, double oversubscription
   shape_.core_links = half / shape_.cores_per_group;
   shape_.cores = u * shape_.cores_per_group;
   if (u > half) {
-    throw InputError({}, "--oversubscription",
-                     "a three-tier fabric needs at least as many leaf down-ports as up-ports", "R >= 1");
+    throw InputError({}, "--oversubscription", "a three-tier fabric needs at least as many leaf down-ports as up-ports",
+                     "R >= 1");
   }
   if (shape_.pods > k) {
     throw InputError({}, "--nodes",
-                     "a three-tier " + std::string(to_string(kind)) + " of radix-" + std::to_string(k) + " " +
-                         sw.name + " switches holds at most " + std::to_string(k) + " pods of " +
-                         std::to_string(half) + " leaves (" + std::to_string(k * half * d) + " ports at oversubscription " +
+                     "a three-tier " + std::string(to_string(kind)) + " of radix-" + std::to_string(k) + " " + sw.name +
+                         " switches holds at most " + std::to_string(k) + " pods of " + std::to_string(half) +
+                         " leaves (" + std::to_string(k * half * d) + " ports at oversubscription " +
                          fmt_ratio(shape_.oversubscription) + "); " + what + " need " + std::to_string(shape_.pods) +
                          " pods",
                      "a larger-radix switch, a higher --oversubscription, or fewer nodes");

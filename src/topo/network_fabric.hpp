@@ -13,14 +13,14 @@ namespace gf::topo {
 
 struct FabricShape {
   FabricKind kind = FabricKind::single;
-  int tiers = 1;        // switch tiers actually built (1 when everything fits on one leaf)
+  int tiers = 1;  // switch tiers actually built (1 when everything fits on one leaf)
   int radix = 0;
-  int down_ports = 0;   // per leaf, towards NICs
-  int up_ports = 0;     // per leaf, towards the next tier
+  int down_ports = 0;  // per leaf, towards NICs
+  int up_ports = 0;    // per leaf, towards the next tier
   long leaves = 0;
-  long spines = 0;      // two tiers
-  long spine_links = 1; // parallel links between a leaf and each spine
-  long pods = 0;        // three tiers
+  long spines = 0;       // two tiers
+  long spine_links = 1;  // parallel links between a leaf and each spine
+  long pods = 0;         // three tiers
   long aggs_per_pod = 0;
   long cores = 0;
   long cores_per_group = 0;  // core switches joined to aggregation switch j of every pod

@@ -74,9 +74,9 @@ NodeTemplate::NodeTemplate(const ClusterSpec& spec, const hw::Catalog& catalog) 
     }
     for (int s = 0; s < n.sockets; ++s) {
       for (int t = s + 1; t < n.sockets; ++t) {
-        const LinkId id = local_.add_duplex(cpu_[static_cast<std::size_t>(s)], cpu_[static_cast<std::size_t>(t)],
-                                            *cpu.socket_link, *cpu.socket_link, cpu.socket_link_latency,
-                                            cpu.socket_link_latency, LinkKind::socket, 0);
+        const LinkId id =
+            local_.add_duplex(cpu_[static_cast<std::size_t>(s)], cpu_[static_cast<std::size_t>(t)], *cpu.socket_link,
+                              *cpu.socket_link, cpu.socket_link_latency, cpu.socket_link_latency, LinkKind::socket, 0);
         socket_link_[static_cast<std::size_t>(s)][static_cast<std::size_t>(t)] = id;
         socket_link_[static_cast<std::size_t>(t)][static_cast<std::size_t>(s)] = id + 1;
       }
@@ -151,8 +151,8 @@ NodeTemplate::NodeTemplate(const ClusterSpec& spec, const hw::Catalog& catalog) 
     for (const auto& sw : n.pcie_switches) {
       if (added.count(sw.name)) continue;
       if (socket_index(sw.parent) < 0 && !added.count(sw.parent)) continue;
-      const int socket = socket_index(sw.parent) >= 0 ? socket_index(sw.parent)
-                                                      : local_.device(sw_dev.at(sw.parent)).socket;
+      const int socket =
+          socket_index(sw.parent) >= 0 ? socket_index(sw.parent) : local_.device(sw_dev.at(sw.parent)).socket;
       const DeviceId d = add(DeviceKind::pcie_switch, static_cast<int>(pcie_switch_.size()), socket);
       pcie_switch_.push_back(d);
       attach(d, sw.parent, sw.host_bridge, {sw.generation, sw.lanes}, true, 0);
@@ -200,8 +200,8 @@ NodeTemplate::NodeTemplate(const ClusterSpec& spec, const hw::Catalog& catalog) 
     gpu_nvlink_capacity_ = line * nv.efficiency;
     for (int i = 0; i < n.gpus; ++i) {
       gpu_nvswitch_link_.push_back(local_.add_duplex(gpu_[static_cast<std::size_t>(i)], nvswitch_, line,
-                                                     gpu_nvlink_capacity_, nv.hop_latency,
-                                                     nv.hop_latency + sw.latency, LinkKind::nvlink, gpu_nvlinks_));
+                                                     gpu_nvlink_capacity_, nv.hop_latency, nv.hop_latency + sw.latency,
+                                                     LinkKind::nvlink, gpu_nvlinks_));
     }
   } else if (n.gpu_fabric == GpuFabric::nvlink_mesh) {
     std::vector<int> used(static_cast<std::size_t>(n.gpus), 0);
@@ -220,16 +220,17 @@ NodeTemplate::NodeTemplate(const ClusterSpec& spec, const hw::Catalog& catalog) 
     for (const auto& e : n.nvlink_mesh) {
       auto& slot = mesh_link_[static_cast<std::size_t>(e.a)][static_cast<std::size_t>(e.b)];
       if (slot >= 0) {
-        throw InputError(e.where, "node.nvlink_mesh", "GPUs " + std::to_string(e.a) + " and " +
-                                                          std::to_string(e.b) + " are listed twice",
+        throw InputError(e.where, "node.nvlink_mesh",
+                         "GPUs " + std::to_string(e.a) + " and " + std::to_string(e.b) + " are listed twice",
                          "one entry per GPU pair, with its link count");
       }
       for (int g : {e.a, e.b}) {
         used[static_cast<std::size_t>(g)] += e.links;
         if (used[static_cast<std::size_t>(g)] > gpu.nvlink->links) {
           throw InputError(e.where, "node.nvlink_mesh",
-                           "GPU " + std::to_string(g) + " would use " + std::to_string(used[static_cast<std::size_t>(g)]) +
-                               " NVLinks but '" + gpu.name + "' has " + std::to_string(gpu.nvlink->links),
+                           "GPU " + std::to_string(g) + " would use " +
+                               std::to_string(used[static_cast<std::size_t>(g)]) + " NVLinks but '" + gpu.name +
+                               "' has " + std::to_string(gpu.nvlink->links),
                            "at most " + std::to_string(gpu.nvlink->links) + " links per GPU");
         }
       }
@@ -306,7 +307,9 @@ void NodeTemplate::instantiate(Graph& g, std::int32_t node) const {
   }
 }
 
-DeviceId NodeTemplate::socket_device(DeviceId d) const { return cpu_[static_cast<std::size_t>(local_.device(d).socket)]; }
+DeviceId NodeTemplate::socket_device(DeviceId d) const {
+  return cpu_[static_cast<std::size_t>(local_.device(d).socket)];
+}
 
 DeviceId NodeTemplate::top_attachment(DeviceId d) const {
   while (tree_[d].parent != kNone && local_.device(tree_[d].parent).kind != DeviceKind::cpu) d = tree_[d].parent;
@@ -331,12 +334,14 @@ Route NodeTemplate::pcie_path(DeviceId a, DeviceId b) const {
     return r;
   }
   std::vector<DeviceId> up_a;  // switches above a
-  for (DeviceId d = tree_[a].parent; d != kNone && local_.device(d).kind == DeviceKind::pcie_switch; d = tree_[d].parent) {
+  for (DeviceId d = tree_[a].parent; d != kNone && local_.device(d).kind == DeviceKind::pcie_switch;
+       d = tree_[d].parent) {
     up_a.push_back(d);
   }
   DeviceId lca = kNone;
   int switches_b = 0;
-  for (DeviceId d = tree_[b].parent; d != kNone && local_.device(d).kind == DeviceKind::pcie_switch; d = tree_[d].parent) {
+  for (DeviceId d = tree_[b].parent; d != kNone && local_.device(d).kind == DeviceKind::pcie_switch;
+       d = tree_[d].parent) {
     ++switches_b;
     if (std::find(up_a.begin(), up_a.end(), d) != up_a.end()) {
       lca = d;
@@ -358,8 +363,8 @@ Route NodeTemplate::pcie_path(DeviceId a, DeviceId b) const {
     if (sa != sb) {
       r.type = PathType::sys;
     } else {
-      r.type = tree_[top_attachment(a)].host_bridge == tree_[top_attachment(b)].host_bridge ? PathType::phb
-                                                                                            : PathType::node;
+      r.type =
+          tree_[top_attachment(a)].host_bridge == tree_[top_attachment(b)].host_bridge ? PathType::phb : PathType::node;
     }
   }
   for (auto it = down.rbegin(); it != down.rend(); ++it) r.links.push_back(*it + 1);

@@ -20,15 +20,15 @@ struct TopologySummary {
   long nodes = 0;
   long gpus = 0;
   std::size_t devices = 0;
-  std::size_t links = 0;  // directed
-  std::array<std::size_t, 5> links_by_kind{};     // indexed by LinkKind
-  std::array<std::size_t, 8> devices_by_kind{};   // indexed by DeviceKind
-  Bandwidth gpu_nvlink;          // per GPU, achievable, one direction
-  Bandwidth node_gpu_bisection;  // among one node's GPUs
-  Bandwidth node_injection_line; // all compute NICs of one node, line rate
-  Bandwidth node_injection;      // achievable
-  Bandwidth bisection_line;      // whole network
-  Bandwidth bisection;           // achievable
+  std::size_t links = 0;                         // directed
+  std::array<std::size_t, 5> links_by_kind{};    // indexed by LinkKind
+  std::array<std::size_t, 8> devices_by_kind{};  // indexed by DeviceKind
+  Bandwidth gpu_nvlink;                          // per GPU, achievable, one direction
+  Bandwidth node_gpu_bisection;                  // among one node's GPUs
+  Bandwidth node_injection_line;                 // all compute NICs of one node, line rate
+  Bandwidth node_injection;                      // achievable
+  Bandwidth bisection_line;                      // whole network
+  Bandwidth bisection;                           // achievable
   FabricShape fabric;
   std::vector<PairClass> classes;
 };

@@ -28,9 +28,9 @@ Topology::Topology(ClusterSpec spec, const hw::Catalog& catalog) : spec_(std::mo
                      "at most " + std::to_string(kMaxGpus) + " GPUs");
   }
   network_ = catalog.network(spec_.network.tech, spec_.network.tech_where, "network.tech");
-  switch_ = catalog.network_switch(spec_.network.switch_model.empty() ? network_.default_switch
-                                                                     : spec_.network.switch_model,
-                                   spec_.network.switch_where, "network.switch");
+  switch_ =
+      catalog.network_switch(spec_.network.switch_model.empty() ? network_.default_switch : spec_.network.switch_model,
+                             spec_.network.switch_where, "network.switch");
   if (spec_.nodes > 1 && node_->nics() == 0) {
     throw InputError({}, "--nodes", "the node design has no NICs, so its servers cannot be networked",
                      "--nodes 1, or a cluster file with nics:");
@@ -49,10 +49,10 @@ Topology::Topology(ClusterSpec spec, const hw::Catalog& catalog) : spec_(std::mo
     fabric_.emplace(spec_.network.fabric, spec_.network.tiers, spec_.network.oversubscription, switch_, network_,
                     nic_rate, spec_.nodes, node_->nics());
   }
-  const std::size_t devices = static_cast<std::size_t>(spec_.nodes) * node_->devices_per_node() +
-                              (fabric_ ? fabric_->switch_count() : 0);
-  const std::size_t links = static_cast<std::size_t>(spec_.nodes) * node_->links_per_node() +
-                            (fabric_ ? fabric_->link_count() : 0);
+  const std::size_t devices =
+      static_cast<std::size_t>(spec_.nodes) * node_->devices_per_node() + (fabric_ ? fabric_->switch_count() : 0);
+  const std::size_t links =
+      static_cast<std::size_t>(spec_.nodes) * node_->links_per_node() + (fabric_ ? fabric_->link_count() : 0);
   graph_.reserve(devices, links);
   for (long n = 0; n < spec_.nodes; ++n) node_->instantiate(graph_, static_cast<std::int32_t>(n));
   if (fabric_) fabric_->build(graph_, [this](long n, int r) { return nic(n, r); });
@@ -100,7 +100,8 @@ Route Topology::route_gpus(long a, long b) const {
   if (gpudirect_active()) {
     r.transport = Transport::gpudirect_rdma;
     append_shifted(node_->pcie_path(gpu_a, nic_a).links, na, r.links);
-    r.ecmp_paths = fabric_->route(na, ra, nb, rb, mix(static_cast<std::uint64_t>(a) * 0x100000001ULL + static_cast<std::uint64_t>(b)), r.links);
+    r.ecmp_paths = fabric_->route(
+        na, ra, nb, rb, mix(static_cast<std::uint64_t>(a) * 0x100000001ULL + static_cast<std::uint64_t>(b)), r.links);
     append_shifted(node_->pcie_path(nic_b, gpu_b).links, nb, r.links);
   } else {
     // Without GPUDirect the data is copied to host memory, sent from there by the NIC and
@@ -110,7 +111,8 @@ Route Topology::route_gpus(long a, long b) const {
     const int sb = node_->socket_of(gpu_b);
     append_shifted(node_->to_memory(gpu_a, sa).links, na, r.links);
     append_shifted(node_->from_memory(sa, nic_a).links, na, r.links);
-    r.ecmp_paths = fabric_->route(na, ra, nb, rb, mix(static_cast<std::uint64_t>(a) * 0x100000001ULL + static_cast<std::uint64_t>(b)), r.links);
+    r.ecmp_paths = fabric_->route(
+        na, ra, nb, rb, mix(static_cast<std::uint64_t>(a) * 0x100000001ULL + static_cast<std::uint64_t>(b)), r.links);
     append_shifted(node_->to_memory(nic_b, sb).links, nb, r.links);
     append_shifted(node_->from_memory(sb, gpu_b).links, nb, r.links);
   }
