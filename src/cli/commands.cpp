@@ -3,13 +3,16 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include <fstream>
 #include <new>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "cli/cluster_options.hpp"
 #include "core/error.hpp"
 #include "report/table.hpp"
 #include "report/topo_report.hpp"
+#include "report/validation_report.hpp"
 #include "topo/cluster_loader.hpp"
 #include "topo/topology.hpp"
 
@@ -155,6 +158,14 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   topo_cmd->add_option("--format", topo_format, "table | json");
   topo_cmd->add_flag("--dot", topo_dot, "Print the device graph in Graphviz DOT instead");
 
+  auto* validate_cmd = app.add_subcommand("validate", "Compare predictions with the cited public measurements");
+  std::string validate_format = "table";
+  std::string validate_file;
+  std::string validate_catalog;
+  validate_cmd->add_option("--format", validate_format, "table | json | csv");
+  validate_cmd->add_option("--file", validate_file, "A validation YAML file instead of the built-in set");
+  add_catalog_option(*validate_cmd, validate_catalog);
+
   try {
     if (argc > 1 && argv[1][0] != '-') {
       const std::string sub = argv[1];
@@ -191,6 +202,23 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     } else if (catalog_cmd->parsed()) {
       check_format(catalog_format, {"table", "json"});
       result = catalog_output(load_catalog(catalog_dir), catalog_format);
+    } else if (validate_cmd->parsed()) {
+      check_format(validate_format, {"table", "json", "csv"});
+      const hw::Catalog catalog = load_catalog(validate_catalog);
+      std::vector<validate::PathRow> rows;
+      if (validate_file.empty()) {
+        rows = validate::builtin_path_rows();
+      } else {
+        std::ifstream in(validate_file);
+        if (!in) throw InputError({validate_file, 0, 0}, "--file", "cannot open file");
+        std::stringstream ss;
+        ss << in.rdbuf();
+        rows = validate::parse_path_rows(ss.str(), validate_file);
+      }
+      const auto results = validate::predict(rows, catalog);
+      result = validate_format == "json"  ? report::validation_json(results)
+               : validate_format == "csv" ? report::validation_csv(results)
+                                          : report::validation_text(results);
     } else if (topo_cmd->parsed()) {
       check_format(topo_format, {"table", "json"});
       const hw::Catalog catalog = topo_opts.load_catalog();

@@ -1,0 +1,84 @@
+#include "report/validation_report.hpp"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "report/table.hpp"
+
+namespace gf::report {
+
+namespace {
+std::string percent(double fraction) { return fmt::format("{:+.1f}%", 100.0 * fraction); }
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+}  // namespace
+
+std::string validation_text(const std::vector<validate::PathResult>& results) {
+  using A = TextTable::Align;
+  TextTable t({"id", "preset", "path", "pair", "type", "transport", "measured GB/s", "predicted GB/s", "error", "cal"},
+              {A::left, A::left, A::left, A::left, A::left, A::left, A::right, A::right, A::right, A::left});
+  for (const auto& r : results) {
+    const std::string pair = r.row.path == "gpu-gpu"
+                                 ? fmt::format("{}->{}", r.row.src, r.row.dst)
+                                 : fmt::format("{} {}", r.row.src, r.row.remote_socket ? "remote" : "local");
+    t.add_row({r.row.id, r.row.preset + (r.row.p2p ? "" : " p2p=off"), r.row.path, pair, r.route_type, r.transport,
+               fixed(r.row.measured_GBps, 2), fixed(r.predicted_GBps, 2), percent(r.error),
+               r.row.calibration ? "yes" : ""});
+  }
+  std::string out = "Point-to-point paths: predicted vs measured (one large copy, one direction)\n\n";
+  out += t.render();
+  out += "\n'cal' marks rows a catalog efficiency was set from; the independent rows are the test.\n\n";
+  TextTable g({"group", "rows", "MAPE"}, {A::left, A::right, A::right});
+  for (const auto& e : validate::group_errors(results)) {
+    g.add_row({e.group, std::to_string(e.rows), fmt::format("{:.1f}%", 100.0 * e.mape)});
+  }
+  out += g.render();
+  out += "\nSources:\n";
+  for (const auto& r : results) out += "  " + r.row.id + ": " + r.row.source + "\n";
+  return out;
+}
+
+std::string validation_json(const std::vector<validate::PathResult>& results) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& r : results) {
+    rows.push_back({{"id", r.row.id},
+                    {"preset", r.row.preset},
+                    {"p2p", r.row.p2p},
+                    {"path", r.row.path},
+                    {"src", r.row.src},
+                    {"dst", r.row.dst},
+                    {"remote_socket", r.row.remote_socket},
+                    {"type", r.route_type},
+                    {"transport", r.transport},
+                    {"measured_GBps", r.row.measured_GBps},
+                    {"predicted_GBps", r.predicted_GBps},
+                    {"error", r.error},
+                    {"calibration", r.row.calibration},
+                    {"tool", r.row.tool},
+                    {"source", r.row.source}});
+  }
+  nlohmann::json groups = nlohmann::json::array();
+  for (const auto& e : validate::group_errors(results)) {
+    groups.push_back({{"group", e.group}, {"rows", e.rows}, {"mape", e.mape}});
+  }
+  return nlohmann::json{{"rows", rows}, {"groups", groups}}.dump(2) + "\n";
+}
+
+std::string validation_csv(const std::vector<validate::PathResult>& results) {
+  std::string out = "id,preset,p2p,path,src,dst,remote_socket,type,transport,measured_GBps,predicted_GBps,error,calibration,source\n";
+  for (const auto& r : results) {
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{:.4f},{:.4f},{:.4f},{},{}\n", csv_field(r.row.id), r.row.preset,
+                       r.row.p2p, r.row.path, r.row.src, r.row.path == "gpu-gpu" ? r.row.dst : -1, r.row.remote_socket,
+                       r.route_type, r.transport, r.row.measured_GBps, r.predicted_GBps, r.error, r.row.calibration,
+                       csv_field(r.row.source));
+  }
+  return out;
+}
+
+}  // namespace gf::report

@@ -1,0 +1,102 @@
+#include "validate/path_validation.hpp"
+
+#include <cmath>
+#include <map>
+
+#include "core/yaml_fields.hpp"
+#include "data/embedded.hpp"
+#include "topo/cluster_loader.hpp"
+#include "topo/topology.hpp"
+
+namespace gf::validate {
+
+std::vector<PathRow> parse_path_rows(const std::string& text, const std::string& file) {
+  const YAML::Node root = parse_yaml(text, file);
+  const Fields top(root, file, "", {"rows"});
+  std::vector<PathRow> rows;
+  std::size_t i = 0;
+  for (const auto& item : as_list(top.node("rows"), file, "rows")) {
+    const Fields f(item, file, "rows[" + std::to_string(i++) + "]",
+                   {"id", "preset", "p2p", "path", "src", "dst", "socket", "measured_GBps", "tool", "machine",
+                    "calibration", "source", "note"});
+    PathRow r;
+    r.id = f.text("id");
+    r.preset = f.text("preset");
+    r.p2p = f.flag_or("p2p", true);
+    r.path = f.choice("path", {"gpu-gpu", "h2d", "d2h"});
+    r.src = static_cast<int>(f.integer("src", 0, 71));
+    if (r.path == "gpu-gpu") r.dst = static_cast<int>(f.integer("dst", 0, 71));
+    if (r.path != "gpu-gpu") r.remote_socket = f.choice("socket", {"local", "remote"}) == "remote";
+    r.measured_GBps = f.positive("measured_GBps");
+    r.tool = f.text("tool");
+    r.machine = f.text_or("machine", "");
+    r.calibration = f.flag_or("calibration", false);
+    r.source = f.text("source");
+    r.note = f.text_or("note", "");
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+std::vector<PathRow> builtin_path_rows() {
+  for (const auto& f : data::embedded_files()) {
+    if (f.path == "data/validation/topo_paths.yaml") {
+      return parse_path_rows(std::string(f.text), "builtin:" + std::string(f.path));
+    }
+  }
+  return {};
+}
+
+std::vector<PathResult> predict(const std::vector<PathRow>& rows, const hw::Catalog& catalog) {
+  std::vector<PathResult> out;
+  std::map<std::string, topo::Topology> built;
+  for (const auto& row : rows) {
+    const std::string key = row.preset + (row.p2p ? "" : "/nop2p");
+    auto it = built.find(key);
+    if (it == built.end()) {
+      auto spec = topo::load_preset(row.preset, catalog);
+      topo::ClusterOverrides o;
+      o.p2p = row.p2p;
+      topo::apply_overrides(spec, o, catalog);
+      it = built.emplace(key, topo::Topology(spec, catalog)).first;
+    }
+    const topo::Topology& t = it->second;
+    if (row.src >= t.gpus_per_node() || row.dst >= t.gpus_per_node()) {
+      throw InputError({}, "rows[" + row.id + "]", "GPU index beyond preset '" + row.preset + "'",
+                       "0.." + std::to_string(t.gpus_per_node() - 1));
+    }
+    topo::Route r;
+    if (row.path == "gpu-gpu") {
+      r = t.route_gpus(row.src, row.dst);
+    } else {
+      const int own = t.node().socket_of(t.node().gpu(row.src));
+      const int socket = row.remote_socket ? (own + 1) % t.node().sockets() : own;
+      r = row.path == "h2d" ? t.route_memory_to_gpu(socket, row.src) : t.route_gpu_to_memory(row.src, socket);
+    }
+    PathResult res;
+    res.row = row;
+    res.route_type = r.label();
+    res.transport = topo::to_string(r.transport);
+    res.predicted_GBps = in_GBps(r.bandwidth);
+    res.error = (res.predicted_GBps - row.measured_GBps) / row.measured_GBps;
+    out.push_back(res);
+  }
+  return out;
+}
+
+std::vector<GroupError> group_errors(const std::vector<PathResult>& results) {
+  std::map<std::string, std::pair<std::size_t, double>> acc;
+  for (const auto& r : results) {
+    const std::string kind = r.row.calibration ? "calibration" : "independent";
+    for (const std::string& g : {r.row.path + " " + kind, "all " + kind}) {
+      auto& a = acc[g];
+      ++a.first;
+      a.second += std::fabs(r.error);
+    }
+  }
+  std::vector<GroupError> out;
+  for (const auto& [g, a] : acc) out.push_back({g, a.first, a.second / static_cast<double>(a.first)});
+  return out;
+}
+
+}  // namespace gf::validate
