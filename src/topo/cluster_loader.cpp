@@ -49,6 +49,27 @@ Attachment parse_attachment(const YAML::Node& n, const std::string& file, const 
   return a;
 }
 
+// A list of {model, parent, host_bridge, count}; `check_model` rejects unknown models.
+template <typename CheckModel>
+std::vector<DevicePlacement> parse_placements(const Fields& f, const char* key, CheckModel check_model) {
+  std::vector<DevicePlacement> out;
+  if (!f.has(key)) return out;
+  std::size_t i = 0;
+  for (const auto& item : as_list(f.node(key), f.file(), f.field(key))) {
+    const Fields pf(item, f.file(), f.field(key) + "[" + std::to_string(i++) + "]",
+                    {"model", "parent", "host_bridge", "count"});
+    DevicePlacement p;
+    p.model = pf.text("model");
+    check_model(p.model, pf.where("model"), pf.field("model"));
+    p.at.parent = pf.text("parent");
+    p.at.where = pf.where("parent");
+    if (pf.has("host_bridge")) p.at.host_bridge = static_cast<int>(pf.integer("host_bridge", 0, 1023));
+    p.count = static_cast<int>(pf.integer_or("count", 1, 64, 1));
+    out.push_back(p);
+  }
+  return out;
+}
+
 NodeDesign parse_node(const Fields& f, const hw::Catalog& catalog) {
   NodeDesign n;
   const std::string file = f.file();
@@ -130,36 +151,12 @@ NodeDesign parse_node(const Fields& f, const hw::Catalog& catalog) {
           parse_attachment(parents[i], file, f.field("gpu_parents") + "[" + std::to_string(i) + "]"));
     }
   }
-  if (f.has("nics")) {
-    std::size_t i = 0;
-    for (const auto& s : as_list(f.node("nics"), file, f.field("nics"))) {
-      const Fields nf(s, file, f.field("nics") + "[" + std::to_string(i++) + "]",
-                      {"model", "parent", "host_bridge", "count"});
-      NicPlacement p;
-      p.model = nf.text("model");
-      catalog.nic(p.model, nf.where("model"), nf.field("model"));
-      p.at.parent = nf.text("parent");
-      p.at.where = nf.where("parent");
-      if (nf.has("host_bridge")) p.at.host_bridge = static_cast<int>(nf.integer("host_bridge", 0, 1023));
-      p.count = static_cast<int>(nf.integer_or("count", 1, 64, 1));
-      n.nics.push_back(p);
-    }
-  }
-  if (f.has("storage")) {
-    std::size_t i = 0;
-    for (const auto& s : as_list(f.node("storage"), file, f.field("storage"))) {
-      const Fields sf(s, file, f.field("storage") + "[" + std::to_string(i++) + "]",
-                      {"model", "parent", "host_bridge", "count"});
-      StoragePlacement p;
-      p.model = sf.text("model");
-      catalog.storage(p.model, sf.where("model"), sf.field("model"));
-      p.at.parent = sf.text("parent");
-      p.at.where = sf.where("parent");
-      if (sf.has("host_bridge")) p.at.host_bridge = static_cast<int>(sf.integer("host_bridge", 0, 1023));
-      p.count = static_cast<int>(sf.integer_or("count", 1, 64, 1));
-      n.storage.push_back(p);
-    }
-  }
+  n.nics = parse_placements(f, "nics", [&](const std::string& m, const SourceLocation& w, const std::string& fld) {
+    catalog.nic(m, w, fld);
+  });
+  n.storage = parse_placements(
+      f, "storage",
+      [&](const std::string& m, const SourceLocation& w, const std::string& fld) { catalog.storage(m, w, fld); });
   return n;
 }
 
@@ -293,15 +290,15 @@ void apply_overrides(ClusterSpec& spec, const ClusterOverrides& o, const hw::Cat
                        "a cluster file with a nics: list");
     }
     // Expand counts to single NICs, then keep the first N or reuse the slots cyclically.
-    std::vector<NicPlacement> singles;
+    std::vector<DevicePlacement> singles;
     for (const auto& n : spec.node.nics) {
       for (int i = 0; i < n.count; ++i) {
-        NicPlacement one = n;
+        DevicePlacement one = n;
         one.count = 1;
         singles.push_back(one);
       }
     }
-    std::vector<NicPlacement> out;
+    std::vector<DevicePlacement> out;
     for (int i = 0; i < *o.nics_per_node; ++i) out.push_back(singles[static_cast<std::size_t>(i) % singles.size()]);
     spec.node.nics = out;
   }

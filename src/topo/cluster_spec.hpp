@@ -32,13 +32,8 @@ struct Attachment {  // a GPU, NIC or storage device's place in the PCIe tree
   SourceLocation where;
 };
 
-struct NicPlacement {
-  std::string model;
-  Attachment at;
-  int count = 1;
-};
-
-struct StoragePlacement {
+// `count` identical NICs or storage devices of a catalog model under one parent.
+struct DevicePlacement {
   std::string model;
   Attachment at;
   int count = 1;
@@ -66,8 +61,8 @@ struct NodeDesign {
   std::vector<NvlinkEdge> nvlink_mesh;
   std::vector<PcieSwitchSpec> pcie_switches;
   std::vector<Attachment> gpu_parents;  // one per GPU
-  std::vector<NicPlacement> nics;
-  std::vector<StoragePlacement> storage;
+  std::vector<DevicePlacement> nics;
+  std::vector<DevicePlacement> storage;
 };
 
 struct NetworkDesign {
