@@ -21,6 +21,7 @@ std::string csv_field(const std::string& s) {
 
 std::string validation_text(const std::vector<validate::PathResult>& results) {
   using A = TextTable::Align;
+  if (results.empty()) return "No validation rows.\n";
   TextTable t({"id", "preset", "path", "pair", "type", "transport", "measured GB/s", "predicted GB/s", "error", "cal"},
               {A::left, A::left, A::left, A::left, A::left, A::left, A::right, A::right, A::right, A::left});
   for (const auto& r : results) {

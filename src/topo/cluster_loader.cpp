@@ -1,5 +1,6 @@
 #include "topo/cluster_loader.hpp"
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -182,6 +183,10 @@ NetworkDesign parse_network(const Fields& f, const hw::Catalog& catalog) {
 }
 
 std::string read_file(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    throw InputError({path, 0, 0}, "--cluster", "not a readable file", "a YAML cluster file");
+  }
   std::ifstream in(path);
   if (!in) throw InputError({path, 0, 0}, "--cluster", "cannot open file", "a readable YAML cluster file");
   std::stringstream ss;
