@@ -5,8 +5,8 @@
 
 #include <fstream>
 #include <new>
-#include <sstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "cli/cluster_options.hpp"
 #include "core/error.hpp"

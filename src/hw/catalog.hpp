@@ -38,6 +38,7 @@ public:
   const NvswitchGeneration& nvswitch(int generation, const SourceLocation& where = {},
                                      const std::string& field = "nvswitch.generation") const;
 
+  [[nodiscard]] const HostStaging& host_staging() const { return host_staging_; }
   [[nodiscard]] const std::map<std::string, GpuSpec>& gpus() const { return gpus_; }
   [[nodiscard]] const std::map<std::string, CpuSpec>& cpus() const { return cpus_; }
   [[nodiscard]] const std::map<std::string, NicSpec>& nics() const { return nics_; }
@@ -61,6 +62,7 @@ private:
   std::map<int, PcieGeneration> pcie_;
   std::map<int, NvlinkGeneration> nvlink_;
   std::map<int, NvswitchGeneration> nvswitch_;
+  HostStaging host_staging_;
   std::map<std::string, SourceLocation> origin_;  // "kind/name" -> where it was defined
 };
 

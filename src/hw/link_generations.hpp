@@ -40,4 +40,11 @@ struct NvswitchGeneration {
   std::string note;
 };
 
+// GPU-to-GPU copies staged through host memory when peer-to-peer is off.
+struct HostStaging {
+  double efficiency = 1.0;  // achieved fraction of the staged path's slowest link
+  std::string source;
+  std::string note;
+};
+
 }  // namespace gf::hw

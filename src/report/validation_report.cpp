@@ -28,9 +28,9 @@ std::string validation_text(const std::vector<validate::PathResult>& results) {
     const std::string pair = r.row.path == "gpu-gpu"
                                  ? fmt::format("{}->{}", r.row.src, r.row.dst)
                                  : fmt::format("{} {}", r.row.src, r.row.remote_socket ? "remote" : "local");
-    t.add_row({r.row.id, r.row.preset + (r.row.p2p ? "" : " p2p=off"), r.row.path, pair, r.route_type, r.transport,
-               fixed(r.row.measured_GBps, 2), fixed(r.predicted_GBps, 2), percent(r.error),
-               r.row.calibration ? "yes" : ""});
+    t.add_row({r.row.id, (r.row.preset.empty() ? r.row.cluster : r.row.preset) + (r.row.p2p ? "" : " p2p=off"),
+               r.row.path, pair, r.route_type, r.transport, fixed(r.row.measured_GBps, 2), fixed(r.predicted_GBps, 2),
+               percent(r.error), r.row.calibration ? "yes" : ""});
   }
   std::string out = "Point-to-point paths: predicted vs measured (one large copy, one direction)\n\n";
   out += t.render();
@@ -50,6 +50,7 @@ std::string validation_json(const std::vector<validate::PathResult>& results) {
   for (const auto& r : results) {
     rows.push_back({{"id", r.row.id},
                     {"preset", r.row.preset},
+                    {"cluster", r.row.cluster},
                     {"p2p", r.row.p2p},
                     {"path", r.row.path},
                     {"src", r.row.src},
@@ -72,12 +73,13 @@ std::string validation_json(const std::vector<validate::PathResult>& results) {
 }
 
 std::string validation_csv(const std::vector<validate::PathResult>& results) {
-  std::string out = "id,preset,p2p,path,src,dst,remote_socket,type,transport,measured_GBps,predicted_GBps,error,calibration,source\n";
+  std::string out =
+      "id,preset,p2p,path,src,dst,remote_socket,type,transport,measured_GBps,predicted_GBps,error,calibration,source\n";
   for (const auto& r : results) {
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{:.4f},{:.4f},{:.4f},{},{}\n", csv_field(r.row.id), r.row.preset,
-                       r.row.p2p, r.row.path, r.row.src, r.row.path == "gpu-gpu" ? r.row.dst : -1, r.row.remote_socket,
-                       r.route_type, r.transport, r.row.measured_GBps, r.predicted_GBps, r.error, r.row.calibration,
-                       csv_field(r.row.source));
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{:.4f},{:.4f},{:.4f},{},{}\n", csv_field(r.row.id),
+                       r.row.preset.empty() ? r.row.cluster : r.row.preset, r.row.p2p, r.row.path, r.row.src,
+                       r.row.path == "gpu-gpu" ? r.row.dst : -1, r.row.remote_socket, r.route_type, r.transport,
+                       r.row.measured_GBps, r.predicted_GBps, r.error, r.row.calibration, csv_field(r.row.source));
   }
   return out;
 }

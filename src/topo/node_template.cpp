@@ -53,6 +53,7 @@ NodeTemplate::NodeTemplate(const ClusterSpec& spec, const hw::Catalog& catalog) 
   const auto& cpu = catalog.cpu(n.cpu, n.cpu_where, "node.cpu");
 
   pcie_p2p_allowed_ = gpu.p2p_supported;
+  staging_efficiency_ = catalog.host_staging().efficiency;
 
   // Sockets and their memory.
   for (int s = 0; s < n.sockets; ++s) {
@@ -433,6 +434,7 @@ Route NodeTemplate::gpu_to_gpu(int a, int b, bool p2p) const {
   staged.type = pcie.type;
   staged.transport = Transport::host_staged;
   measure(staged, local_);
+  staged.bandwidth = staged.bandwidth * staging_efficiency_;
   return staged;
 }
 

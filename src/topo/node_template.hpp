@@ -78,7 +78,9 @@ private:
   std::vector<std::vector<int>> mesh_links_;      // [a][b]: NVLink count
   std::vector<int> nic_of_gpu_;
   int gpu_nvlinks_ = 0;
-  bool pcie_p2p_allowed_ = true;  // the GPU product allows PCIe peer-to-peer
+  bool pcie_p2p_allowed_ = true;
+  double staging_efficiency_ =
+      1.0;  // host-staged copies reach this fraction of the path  // the GPU product allows PCIe peer-to-peer
   Bandwidth gpu_nvlink_capacity_;
 };
 

@@ -31,7 +31,7 @@ struct Route {
   PathType type = PathType::self;
   int nvlinks = 0;  // NVLink count for NV#
   Transport transport = Transport::local;
-  Bandwidth bandwidth;  // achievable bottleneck, one direction
+  Bandwidth bandwidth;  // achievable bottleneck, one direction (host-staged: times the staging efficiency)
   Bandwidth line_rate;  // line rate of the bottleneck link
   Seconds latency;      // one-way hardware latency of the path
   int ecmp_paths = 1;   // equal-cost alternatives in the network (1 inside a server)

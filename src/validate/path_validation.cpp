@@ -10,6 +10,19 @@
 
 namespace gf::validate {
 
+namespace {
+
+topo::ClusterSpec load_validation_cluster(const PathRow& row, const hw::Catalog& catalog) {
+  const std::string path = "data/validation/clusters/" + row.cluster;
+  for (const auto& f : data::embedded_files()) {
+    if (f.path == path) return topo::parse_cluster(std::string(f.text), "builtin:" + path, catalog);
+  }
+  throw InputError({}, "rows[" + row.id + "].cluster", "no validation cluster file '" + row.cluster + "'",
+                   "a file in data/validation/clusters/");
+}
+
+}  // namespace
+
 std::vector<PathRow> parse_path_rows(const std::string& text, const std::string& file) {
   const YAML::Node root = parse_yaml(text, file);
   const Fields top(root, file, "", {"rows"});
@@ -17,11 +30,15 @@ std::vector<PathRow> parse_path_rows(const std::string& text, const std::string&
   std::size_t i = 0;
   for (const auto& item : as_list(top.node("rows"), file, "rows")) {
     const Fields f(item, file, "rows[" + std::to_string(i++) + "]",
-                   {"id", "preset", "p2p", "path", "src", "dst", "socket", "measured_GBps", "tool", "machine",
-                    "calibration", "source", "note"});
+                   {"id", "preset", "cluster", "p2p", "path", "src", "dst", "socket", "measured_GBps", "tool",
+                    "machine", "calibration", "source", "note"});
     PathRow r;
     r.id = f.text("id");
-    r.preset = f.text("preset");
+    if (f.has("preset") == f.has("cluster")) {
+      f.fail("preset", "give exactly one of preset and cluster", "preset: NAME or cluster: FILE");
+    }
+    r.preset = f.text_or("preset", "");
+    r.cluster = f.text_or("cluster", "");
     r.p2p = f.flag_or("p2p", true);
     r.path = f.choice("path", {"gpu-gpu", "h2d", "d2h"});
     r.src = static_cast<int>(f.integer("src", 0, 71));
@@ -51,10 +68,10 @@ std::vector<PathResult> predict(const std::vector<PathRow>& rows, const hw::Cata
   std::vector<PathResult> out;
   std::map<std::string, topo::Topology> built;
   for (const auto& row : rows) {
-    const std::string key = row.preset + (row.p2p ? "" : "/nop2p");
+    const std::string key = row.preset + row.cluster + (row.p2p ? "" : "/nop2p");
     auto it = built.find(key);
     if (it == built.end()) {
-      auto spec = topo::load_preset(row.preset, catalog);
+      auto spec = row.cluster.empty() ? topo::load_preset(row.preset, catalog) : load_validation_cluster(row, catalog);
       topo::ClusterOverrides o;
       o.p2p = row.p2p;
       topo::apply_overrides(spec, o, catalog);
@@ -62,7 +79,7 @@ std::vector<PathResult> predict(const std::vector<PathRow>& rows, const hw::Cata
     }
     const topo::Topology& t = it->second;
     if (row.src >= t.gpus_per_node() || row.dst >= t.gpus_per_node()) {
-      throw InputError({}, "rows[" + row.id + "]", "GPU index beyond preset '" + row.preset + "'",
+      throw InputError({}, "rows[" + row.id + "]", "GPU index beyond cluster '" + row.preset + row.cluster + "'",
                        "0.." + std::to_string(t.gpus_per_node() - 1));
     }
     topo::Route r;

@@ -11,8 +11,9 @@ namespace gf::validate {
 
 struct PathRow {
   std::string id;
-  std::string preset;
-  std::string path;  // gpu-gpu | h2d | d2h
+  std::string preset;   // the preset closest to the measured machine, or
+  std::string cluster;  // a cluster file in data/validation/clusters/ describing it
+  std::string path;     // gpu-gpu | h2d | d2h
   bool p2p = true;
   int src = 0;
   int dst = 1;

@@ -1,0 +1,68 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "test_support.hpp"
+#include "validate/path_validation.hpp"
+
+namespace gf {
+namespace {
+
+TEST(Validation, RowsAreCitedAndPredictable) {
+  const auto rows = validate::builtin_path_rows();
+  ASSERT_GE(rows.size(), 40u);
+  for (const auto& r : rows) {
+    EXPECT_FALSE(r.source.empty()) << r.id;
+    EXPECT_GT(r.measured_GBps, 0) << r.id;
+  }
+  const auto results = validate::predict(rows, gf::test::catalog());
+  ASSERT_EQ(results.size(), rows.size());
+  for (const auto& r : results) EXPECT_GT(r.predicted_GBps, 0) << r.row.id;
+}
+
+// The independent rows (not used to set any catalog constant) bound the model's error.
+TEST(Validation, IndependentErrorStaysWithinBounds) {
+  const auto results = validate::predict(validate::builtin_path_rows(), gf::test::catalog());
+  double gpu_sum = 0;
+  std::size_t gpu_rows = 0;
+  std::vector<double> abs_errors;
+  for (const auto& r : results) {
+    if (r.row.calibration) continue;
+    abs_errors.push_back(std::fabs(r.error));
+    if (r.row.path == "gpu-gpu") {
+      gpu_sum += std::fabs(r.error);
+      ++gpu_rows;
+    }
+  }
+  ASSERT_GE(gpu_rows, 10u);
+  EXPECT_LT(gpu_sum / static_cast<double>(gpu_rows), 0.15) << "GPU-to-GPU MAPE";
+  std::sort(abs_errors.begin(), abs_errors.end());
+  EXPECT_LT(abs_errors[abs_errors.size() / 2], 0.10) << "median absolute error";
+}
+
+TEST(Validation, CalibrationRowsReproduceTheirOwnConstant) {
+  // A constant set from a row must give that row back (within rounding): otherwise the catalog
+  // and the validation set disagree about where a number came from.
+  const auto results = validate::predict(validate::builtin_path_rows(), gf::test::catalog());
+  for (const auto& r : results) {
+    if (r.row.id == "h100sxm-nccl1264-nop2p-0-1" || r.row.id == "h100sxm-nccl1264-p2p-0-1" ||
+        r.row.id == "v100sxm2-dell-c4130-nv2") {
+      EXPECT_LT(std::fabs(r.error), 0.02) << r.row.id;
+    }
+  }
+}
+
+TEST(Validation, BadRowsAreInputErrors) {
+  const std::string msg = gf::test::input_error([] {
+    (void)validate::parse_path_rows(
+        "rows:\n  - {id: x, preset: dgx-h100, path: gpu-gpu, src: 0, dst: 1, "
+        "measured_GBps: -3, tool: t, source: s}\n",
+        "v.yaml");
+  });
+  EXPECT_NE(msg.find("v.yaml:2"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("measured_GBps"), std::string::npos) << msg;
+}
+
+}  // namespace
+}  // namespace gf
