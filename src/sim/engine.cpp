@@ -1,0 +1,219 @@
+#include "sim/engine.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <queue>
+#include <stdexcept>
+
+namespace gf::sim {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+struct Event {
+  double time;
+  std::uint32_t task;
+  std::uint32_t version;  // for drains: must match the flow's version; ~0u for completions
+  bool operator>(const Event& o) const { return time > o.time; }
+};
+constexpr std::uint32_t kCompletion = ~0u;
+
+class Simulator {
+public:
+  Simulator(const TaskGraph& g, std::span<const double> capacity)
+      : g_(g),
+        capacity_(capacity),
+        link_flows_(capacity.size()),
+        link_dirty_(capacity.size(), 0),
+        link_seen_(capacity.size(), 0),
+        remaining_cap_(capacity.size(), 0),
+        unfrozen_(capacity.size(), 0) {
+    const std::size_t n = g.size();
+    result_.start.assign(n, -1);
+    result_.finish.assign(n, -1);
+    deps_left_.resize(n);
+    remaining_.assign(n, 0);
+    rate_.assign(n, 0);
+    last_update_.assign(n, 0);
+    version_.assign(n, 0);
+    active_.assign(n, 0);
+    flow_seen_.assign(n, 0);
+    flow_frozen_.assign(n, 0);
+    for (TaskId t = 0; t < n; ++t) deps_left_[t] = g.dependency_count(t);
+  }
+
+  SimResult run() {
+    for (TaskId t = 0; t < g_.size(); ++t) {
+      if (deps_left_[t] == 0) start(t, 0.0);
+    }
+    double now = 0;
+    while (true) {
+      if (!dirty_links_.empty()) recompute(now);
+      if (queue_.empty()) break;
+      now = queue_.top().time;
+      // One batch: every event at this instant (relative tolerance for rounding).
+      const double horizon = now + std::max(1e-15, std::fabs(now) * 1e-12);
+      while (!queue_.empty() && queue_.top().time <= horizon) {
+        const Event e = queue_.top();
+        queue_.pop();
+        ++result_.events;
+        if (e.version == kCompletion) {
+          finish(e.task, now);
+        } else if (active_[e.task] && e.version == version_[e.task]) {
+          drain(e.task, now);
+        }
+      }
+    }
+    for (TaskId t = 0; t < g_.size(); ++t) {
+      if (result_.finish[t] < 0) throw std::logic_error("task graph has a cycle or an unreachable task");
+      result_.makespan = Seconds(std::max(result_.makespan.value(), result_.finish[t]));
+    }
+    return std::move(result_);
+  }
+
+private:
+  void start(TaskId t, double now) {
+    result_.start[t] = now;
+    if (!g_.is_flow(t)) {
+      queue_.push({now + g_.duration(t), t, kCompletion});
+      return;
+    }
+    const auto path = g_.path(t);
+    if (path.empty() || g_.bytes(t) <= 0) {
+      queue_.push({now + g_.latency(t), t, kCompletion});
+      return;
+    }
+    remaining_[t] = g_.bytes(t);
+    last_update_[t] = now;
+    rate_[t] = 0;
+    active_[t] = 1;
+    for (const LinkId l : path) {
+      if (!(capacity_[l] > 0)) throw std::invalid_argument("flow over a link without capacity");
+      link_flows_[l].push_back(t);
+      mark_dirty(l);
+    }
+  }
+
+  void drain(TaskId t, double now) {
+    active_[t] = 0;
+    remaining_[t] = 0;
+    for (const LinkId l : g_.path(t)) mark_dirty(l);
+    const double lat = g_.latency(t);
+    if (lat > 0)
+      queue_.push({now + lat, t, kCompletion});
+    else
+      finish(t, now);
+  }
+
+  void finish(TaskId t, double now) {
+    result_.finish[t] = now;
+    for (const TaskId s : g_.successors(t)) {
+      if (--deps_left_[s] == 0) start(s, now);
+    }
+  }
+
+  void mark_dirty(LinkId l) {
+    if (!link_dirty_[l]) {
+      link_dirty_[l] = 1;
+      dirty_links_.push_back(l);
+    }
+  }
+
+  // Max-min fair rates for the component of flows reachable from the dirty links.
+  void recompute(double now) {
+    ++result_.rate_recomputations;
+    ++epoch_;
+    std::vector<LinkId> links;
+    links.swap(dirty_links_);
+    for (const LinkId l : links) {
+      link_dirty_[l] = 0;
+      link_seen_[l] = epoch_;
+    }
+    std::vector<TaskId> flows;
+    for (std::size_t i = 0; i < links.size(); ++i) {
+      auto& list = link_flows_[links[i]];
+      // Drop finished flows from the list as we pass.
+      list.erase(std::remove_if(list.begin(), list.end(), [&](TaskId f) { return !active_[f]; }), list.end());
+      for (const TaskId f : list) {
+        if (flow_seen_[f] == epoch_) continue;
+        flow_seen_[f] = epoch_;
+        flows.push_back(f);
+        for (const LinkId l2 : g_.path(f)) {
+          if (link_seen_[l2] != epoch_) {
+            link_seen_[l2] = epoch_;
+            links.push_back(l2);
+          }
+        }
+      }
+    }
+    // Bring every flow's remaining bytes up to now at its old rate.
+    for (const TaskId f : flows) {
+      remaining_[f] -= rate_[f] * (now - last_update_[f]);
+      if (remaining_[f] < 0) remaining_[f] = 0;
+      last_update_[f] = now;
+    }
+    // Water-filling: repeatedly saturate the link with the smallest fair share.
+    using Share = std::pair<double, LinkId>;
+    std::priority_queue<Share, std::vector<Share>, std::greater<>> heap;
+    for (const LinkId l : links) {
+      remaining_cap_[l] = capacity_[l];
+      unfrozen_[l] = static_cast<std::uint32_t>(link_flows_[l].size());
+      if (unfrozen_[l] > 0) heap.push({remaining_cap_[l] / unfrozen_[l], l});
+    }
+    while (!heap.empty()) {
+      const auto [share, l] = heap.top();
+      heap.pop();
+      if (unfrozen_[l] == 0) continue;
+      const double current = std::max(0.0, remaining_cap_[l]) / unfrozen_[l];
+      if (current > share * (1 + 1e-12) + 1e-300) {
+        heap.push({current, l});  // stale entry: the share grew since it was pushed
+        continue;
+      }
+      for (const TaskId f : link_flows_[l]) {
+        if (flow_frozen_[f] == epoch_) continue;
+        flow_frozen_[f] = epoch_;
+        set_rate(f, current, now);
+        for (const LinkId l2 : g_.path(f)) {
+          remaining_cap_[l2] -= current;
+          --unfrozen_[l2];
+          if (l2 != l && unfrozen_[l2] > 0) heap.push({std::max(0.0, remaining_cap_[l2]) / unfrozen_[l2], l2});
+        }
+      }
+    }
+  }
+
+  void set_rate(TaskId f, double rate, double now) {
+    rate_[f] = rate;
+    ++version_[f];
+    const double t = rate > 0 ? now + remaining_[f] / rate : kInf;
+    if (t < kInf) queue_.push({t, f, version_[f]});
+  }
+
+  const TaskGraph& g_;
+  std::span<const double> capacity_;
+  std::vector<std::vector<TaskId>> link_flows_;
+  std::vector<std::uint8_t> link_dirty_;
+  std::vector<std::uint32_t> link_seen_;  // == epoch_: in the component being recomputed
+  std::vector<double> remaining_cap_;
+  std::vector<std::uint32_t> unfrozen_;
+  std::vector<LinkId> dirty_links_;
+  std::uint32_t epoch_ = 0;
+
+  std::vector<std::uint32_t> deps_left_;
+  std::vector<double> remaining_, rate_, last_update_;
+  std::vector<std::uint32_t> version_;
+  std::vector<std::uint8_t> active_;
+  std::vector<std::uint32_t> flow_seen_, flow_frozen_;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> queue_;
+  SimResult result_;
+};
+
+}  // namespace
+
+SimResult simulate(const TaskGraph& graph, std::span<const double> capacity) {
+  return Simulator(graph, capacity).run();
+}
+
+}  // namespace gf::sim

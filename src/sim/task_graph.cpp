@@ -1,0 +1,43 @@
+#include "sim/task_graph.hpp"
+
+namespace gf::sim {
+
+TaskId TaskGraph::add_flow(std::span<const LinkId> path, Bytes bytes, Seconds latency) {
+  const auto id = static_cast<TaskId>(kind_.size());
+  kind_.push_back(Kind::flow);
+  amount_.push_back(bytes.value());
+  latency_.push_back(latency.value());
+  path_links_.insert(path_links_.end(), path.begin(), path.end());
+  path_begin_.push_back(path_links_.size());
+  deps_.push_back(0);
+  successors_.emplace_back();
+  return id;
+}
+
+TaskId TaskGraph::add_delay(Seconds duration) {
+  const auto id = static_cast<TaskId>(kind_.size());
+  kind_.push_back(Kind::delay);
+  amount_.push_back(duration.value());
+  latency_.push_back(0);
+  path_begin_.push_back(path_links_.size());
+  deps_.push_back(0);
+  successors_.emplace_back();
+  return id;
+}
+
+void TaskGraph::add_dependency(TaskId before, TaskId task) {
+  successors_[before].push_back(task);
+  ++deps_[task];
+}
+
+void TaskGraph::reserve(std::size_t tasks, std::size_t path_links) {
+  kind_.reserve(tasks);
+  amount_.reserve(tasks);
+  latency_.reserve(tasks);
+  path_begin_.reserve(tasks + 1);
+  deps_.reserve(tasks);
+  successors_.reserve(tasks);
+  path_links_.reserve(path_links);
+}
+
+}  // namespace gf::sim

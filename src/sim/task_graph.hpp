@@ -1,0 +1,48 @@
+#pragma once
+// A dependency graph of flows (bytes over a path of links) and timed tasks (compute, fixed
+// delays). The flow engine runs it; collectives and, later, training steps are built as such
+// graphs. The engine knows links only by id and capacity: nothing of GPUs or collectives.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/units.hpp"
+
+namespace gf::sim {
+
+using LinkId = std::uint32_t;
+using TaskId = std::uint32_t;
+
+class TaskGraph {
+public:
+  // A transfer of `bytes` over `path`; it finishes `latency` after its last byte leaves.
+  TaskId add_flow(std::span<const LinkId> path, Bytes bytes, Seconds latency);
+  // A task that takes a fixed time and uses no link.
+  TaskId add_delay(Seconds duration);
+  // `task` starts only after `before` has finished.
+  void add_dependency(TaskId before, TaskId task);
+
+  [[nodiscard]] std::size_t size() const { return kind_.size(); }
+  [[nodiscard]] bool is_flow(TaskId t) const { return kind_[t] == Kind::flow; }
+  [[nodiscard]] std::span<const LinkId> path(TaskId t) const {
+    return {path_links_.data() + path_begin_[t], path_begin_[t + 1] - path_begin_[t]};
+  }
+  [[nodiscard]] double bytes(TaskId t) const { return amount_[t]; }     // flows
+  [[nodiscard]] double duration(TaskId t) const { return amount_[t]; }  // delays, seconds
+  [[nodiscard]] double latency(TaskId t) const { return latency_[t]; }
+  [[nodiscard]] std::uint32_t dependency_count(TaskId t) const { return deps_[t]; }
+  [[nodiscard]] std::span<const TaskId> successors(TaskId t) const { return successors_[t]; }
+  void reserve(std::size_t tasks, std::size_t path_links);
+
+private:
+  enum class Kind : std::uint8_t { flow, delay };
+  std::vector<Kind> kind_;
+  std::vector<double> amount_;
+  std::vector<double> latency_;
+  std::vector<std::size_t> path_begin_{0};
+  std::vector<LinkId> path_links_;
+  std::vector<std::uint32_t> deps_;
+  std::vector<std::vector<TaskId>> successors_;
+};
+
+}  // namespace gf::sim
