@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cli/cluster_options.hpp"
+#include "cli/collective_command.hpp"
 #include "core/error.hpp"
 #include "report/table.hpp"
 #include "report/topo_report.hpp"
@@ -158,12 +159,20 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   topo_cmd->add_option("--format", topo_format, "table | json");
   topo_cmd->add_flag("--dot", topo_dot, "Print the device graph in Graphviz DOT instead");
 
+  auto* collective_cmd =
+      app.add_subcommand("collective", "Predict an NCCL collective across sizes, as nccl-tests prints it");
+  CollectiveOptions collective_opts;
+  collective_opts.add_to(*collective_cmd);
+
   auto* validate_cmd = app.add_subcommand("validate", "Compare predictions with the cited public measurements");
   std::string validate_format = "table";
   std::string validate_file;
   std::string validate_catalog;
   validate_cmd->add_option("--format", validate_format, "table | json | csv");
-  validate_cmd->add_option("--file", validate_file, "A validation YAML file instead of the built-in set");
+  std::string validate_suite = "all";
+  validate_cmd->add_option("--suite", validate_suite, "all | paths | collectives");
+  validate_cmd->add_option("--file", validate_file,
+                           "A validation YAML file of the --suite's format instead of the built-in set");
   add_catalog_option(*validate_cmd, validate_catalog);
 
   try {
@@ -202,23 +211,48 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     } else if (catalog_cmd->parsed()) {
       check_format(catalog_format, {"table", "json"});
       result = catalog_output(load_catalog(catalog_dir), catalog_format);
+    } else if (collective_cmd->parsed()) {
+      result = collective_opts.run();
     } else if (validate_cmd->parsed()) {
       check_format(validate_format, {"table", "json", "csv"});
+      if (validate_suite != "all" && validate_suite != "paths" && validate_suite != "collectives") {
+        throw InputError({}, "--suite", "got '" + validate_suite + "'", "all, paths, collectives");
+      }
+      if (!validate_file.empty() && validate_suite == "all") {
+        throw InputError({}, "--file", "say which suite the file holds", "--suite paths or --suite collectives");
+      }
       const hw::Catalog catalog = load_catalog(validate_catalog);
-      std::vector<validate::PathRow> rows;
-      if (validate_file.empty()) {
-        rows = validate::builtin_path_rows();
-      } else {
+      std::string text;
+      if (!validate_file.empty()) {
         std::ifstream in(validate_file);
         if (!in) throw InputError({validate_file, 0, 0}, "--file", "cannot open file");
         std::stringstream ss;
         ss << in.rdbuf();
-        rows = validate::parse_path_rows(ss.str(), validate_file);
+        text = ss.str();
       }
-      const auto results = validate::predict(rows, catalog);
-      result = validate_format == "json"  ? report::validation_json(results)
-               : validate_format == "csv" ? report::validation_csv(results)
-                                          : report::validation_text(results);
+      std::string paths_out;
+      std::string coll_out;
+      if (validate_suite != "collectives") {
+        const auto rows =
+            validate_file.empty() ? validate::builtin_path_rows() : validate::parse_path_rows(text, validate_file);
+        const auto results = validate::predict(rows, catalog);
+        paths_out = validate_format == "json"  ? report::validation_json(results)
+                    : validate_format == "csv" ? report::validation_csv(results)
+                                               : report::validation_text(results);
+      }
+      if (validate_suite != "paths") {
+        const auto rows = validate_file.empty() ? validate::builtin_collective_rows()
+                                                : validate::parse_collective_rows(text, validate_file);
+        const auto checks = validate::check_collectives(rows, catalog);
+        coll_out = validate_format == "json"  ? report::collectives_json(checks)
+                   : validate_format == "csv" ? report::collectives_csv(checks)
+                                              : report::collectives_text(checks);
+      }
+      if (validate_format == "json" && !paths_out.empty() && !coll_out.empty()) {
+        result = "{\"paths\": " + paths_out + ", \"collectives\": " + coll_out + "}\n";
+      } else {
+        result = paths_out + (paths_out.empty() || coll_out.empty() ? "" : "\n") + coll_out;
+      }
     } else if (topo_cmd->parsed()) {
       check_format(topo_format, {"table", "json"});
       const hw::Catalog catalog = topo_opts.load_catalog();

@@ -4,6 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+#include <map>
+
 #include "report/table.hpp"
 
 namespace gf::report {
@@ -80,6 +83,90 @@ std::string validation_csv(const std::vector<validate::PathResult>& results) {
                        r.row.preset.empty() ? r.row.cluster : r.row.preset, r.row.p2p, r.row.path, r.row.src,
                        r.row.path == "gpu-gpu" ? r.row.dst : -1, r.row.remote_socket, r.route_type, r.transport,
                        r.row.measured_GBps, r.predicted_GBps, r.error, r.row.calibration, csv_field(r.row.source));
+  }
+  return out;
+}
+
+std::vector<BandError> collective_band_errors(const std::vector<validate::CollectiveCheck>& checks) {
+  std::map<std::string, std::pair<std::size_t, double>> acc;
+  for (const auto& c : checks) {
+    if (c.row.calibration || !c.row.excluded.empty()) continue;  // the groups measure independent rows
+    const std::string scope = c.row.nodes > 1 ? "multi-node" : "single node";
+    for (const std::string& g : {c.band, c.band + " " + scope, std::string("all")}) {
+      auto& a = acc[g];
+      ++a.first;
+      a.second += std::fabs(c.error);
+    }
+  }
+  std::vector<BandError> out;
+  for (const auto& [g, a] : acc) out.push_back({g, a.first, a.second / static_cast<double>(a.first)});
+  return out;
+}
+
+std::string collectives_text(const std::vector<validate::CollectiveCheck>& checks) {
+  using A = TextTable::Align;
+  if (checks.empty()) return "No collective validation rows.\n";
+  TextTable t(
+      {"id", "cluster", "nodes", "ranks", "op", "size", "metric", "measured", "predicted", "error", "model"},
+      {A::left, A::left, A::right, A::right, A::left, A::right, A::left, A::right, A::right, A::right, A::left});
+  for (const auto& c : checks) {
+    t.add_row({c.row.id, c.row.preset.empty() ? c.row.cluster : c.row.preset, std::to_string(c.row.nodes),
+               std::to_string(c.row.gpus), c.row.op, fmt::format("{:.0f}", c.row.size_bytes), c.metric,
+               fixed(c.measured, 2), fixed(c.predicted, 2), percent(c.error),
+               c.algorithm + "/" + c.protocol + (c.row.calibration ? " (cal)" : "") +
+                   (c.row.excluded.empty() ? "" : " (excl)")});
+  }
+  std::string out = "Collectives: predicted vs nccl-tests (busbw for large messages, time for small)\n\n";
+  out += t.render();
+  out += "\n";
+  TextTable g({"size band", "rows", "MAPE"}, {A::left, A::right, A::right});
+  for (const auto& e : collective_band_errors(checks)) {
+    g.add_row({e.group, std::to_string(e.rows), fmt::format("{:.1f}%", 100.0 * e.mape)});
+  }
+  out += g.render();
+  out +=
+      "\n(cal) rows set a model constant and (excl) rows are runs their own source calls faulty; neither\n"
+      "counts in the groups above.\n";
+  for (const auto& c : checks) {
+    if (!c.row.excluded.empty()) out += "  excluded " + c.row.id + ": " + c.row.excluded + "\n";
+  }
+  out += "\nSources:\n";
+  for (const auto& c : checks) out += "  " + c.row.id + ": " + c.row.source + "\n";
+  return out;
+}
+
+std::string collectives_json(const std::vector<validate::CollectiveCheck>& checks) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& c : checks) {
+    rows.push_back({{"id", c.row.id},
+                    {"preset", c.row.preset},
+                    {"cluster", c.row.cluster},
+                    {"nodes", c.row.nodes},
+                    {"ranks", c.row.gpus},
+                    {"op", c.row.op},
+                    {"size_bytes", c.row.size_bytes},
+                    {"band", c.band},
+                    {"metric", c.metric},
+                    {"measured", c.measured},
+                    {"predicted", c.predicted},
+                    {"error", c.error},
+                    {"algorithm", c.algorithm},
+                    {"protocol", c.protocol},
+                    {"source", c.row.source}});
+  }
+  nlohmann::json groups = nlohmann::json::array();
+  for (const auto& e : collective_band_errors(checks))
+    groups.push_back({{"group", e.group}, {"rows", e.rows}, {"mape", e.mape}});
+  return nlohmann::json{{"rows", rows}, {"groups", groups}}.dump(2) + "\n";
+}
+
+std::string collectives_csv(const std::vector<validate::CollectiveCheck>& checks) {
+  std::string out = "id,cluster,nodes,ranks,op,size_bytes,metric,measured,predicted,error,algorithm,protocol,source\n";
+  for (const auto& c : checks) {
+    out += fmt::format("{},{},{},{},{},{:.0f},{},{:.4f},{:.4f},{:.4f},{},{},{}\n", csv_field(c.row.id),
+                       c.row.preset.empty() ? c.row.cluster : c.row.preset, c.row.nodes, c.row.gpus, c.row.op,
+                       c.row.size_bytes, c.metric, c.measured, c.predicted, c.error, c.algorithm, c.protocol,
+                       csv_field(c.row.source));
   }
   return out;
 }

@@ -44,6 +44,10 @@ public:
   int route(long n1, int r1, long n2, int r2, std::uint64_t hash, std::vector<LinkId>& out) const;
 
   [[nodiscard]] const FabricShape& shape() const { return shape_; }
+  // The link from NIC `nic` of `node` up to its leaf switch; leaf -> NIC is this id + 1.
+  [[nodiscard]] LinkId nic_uplink(long node, int nic) const {
+    return nic_link_base_ + static_cast<LinkId>(2 * (node * nics_per_node_ + nic));
+  }
   [[nodiscard]] long leaf_of(long node, int nic) const;
   [[nodiscard]] std::size_t switch_count() const;
   [[nodiscard]] std::size_t link_count() const;  // directed links this fabric adds

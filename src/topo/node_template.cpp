@@ -195,6 +195,7 @@ NodeTemplate::NodeTemplate(const ClusterSpec& spec, const hw::Catalog& catalog) 
     }
     const auto& nv = catalog.nvlink(gpu.nvlink->generation);
     nvswitch_ = add(DeviceKind::nvswitch, 0, -1);
+    nvswitch_sharp_ = sw.nvls;
     gpu_nvlinks_ = gpu.nvlink->links;
     const Bandwidth per_link = gpu.nvlink->link_rate ? *gpu.nvlink->link_rate : nv.link_rate;
     const Bandwidth line = per_link * static_cast<double>(gpu_nvlinks_);
@@ -290,6 +291,18 @@ void NodeTemplate::assign_nics_to_gpus() {
     }
     nic_of_gpu_[g] = best;
     ++load[static_cast<std::size_t>(best)];
+  }
+  near_nics_.assign(gpu_.size(), {});
+  for (std::size_t g = 0; g < gpu_.size(); ++g) {
+    const int best = nic_of_gpu_[g];
+    const int best_rank = rank_of(pcie_path(gpu_[g], nic_[static_cast<std::size_t>(best)]).type);
+    auto& near = near_nics_[g];
+    near.push_back(best);
+    for (std::size_t k = 0; k < nic_.size(); ++k) {
+      if (static_cast<int>(k) != best && rank_of(pcie_path(gpu_[g], nic_[k]).type) == best_rank) {
+        near.push_back(static_cast<int>(k));
+      }
+    }
   }
 }
 

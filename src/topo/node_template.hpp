@@ -35,7 +35,13 @@ public:
   [[nodiscard]] DeviceId storage(int i) const { return storage_[static_cast<std::size_t>(i)]; }
   [[nodiscard]] int socket_of(DeviceId local) const { return local_.device(local).socket; }
   [[nodiscard]] int nic_of_gpu(int gpu) const { return nic_of_gpu_[static_cast<std::size_t>(gpu)]; }
+  // Every NIC as close to the GPU as its nearest one (NCCL spreads a GPU's channels over them),
+  // starting with nic_of_gpu.
+  [[nodiscard]] const std::vector<int>& near_nics(int gpu) const { return near_nics_[static_cast<std::size_t>(gpu)]; }
   [[nodiscard]] bool has_nvswitch() const { return nvswitch_ != kNone; }
+  // The NVSwitch supports NVLink SHARP (in-switch reduction and multicast).
+  [[nodiscard]] bool nvswitch_sharp() const { return nvswitch_sharp_; }
+  [[nodiscard]] double staging_efficiency() const { return staging_efficiency_; }
 
   // Local routes (ids relative to the template). P2P off stages through host memory.
   [[nodiscard]] Route gpu_to_gpu(int a, int b, bool p2p) const;
@@ -77,8 +83,10 @@ private:
   std::vector<std::vector<int>> mesh_link_;       // [a][b]: link id a -> b, or -1
   std::vector<std::vector<int>> mesh_links_;      // [a][b]: NVLink count
   std::vector<int> nic_of_gpu_;
+  std::vector<std::vector<int>> near_nics_;
   int gpu_nvlinks_ = 0;
   bool pcie_p2p_allowed_ = true;
+  bool nvswitch_sharp_ = false;
   double staging_efficiency_ =
       1.0;  // host-staged copies reach this fraction of the path  // the GPU product allows PCIe peer-to-peer
   Bandwidth gpu_nvlink_capacity_;

@@ -81,7 +81,7 @@ Route Topology::shift(Route r, long node) const {
   return r;
 }
 
-Route Topology::route_gpus(long a, long b) const {
+Route Topology::route_gpus(long a, long b, int channel) const {
   const long g = node_->gpus();
   const long na = a / g;
   const long nb = b / g;
@@ -89,8 +89,10 @@ Route Topology::route_gpus(long a, long b) const {
   const int ib = static_cast<int>(b % g);
   if (na == nb) return shift(node_->gpu_to_gpu(ia, ib, spec_.p2p), na);
 
-  const int ra = node_->nic_of_gpu(ia);
-  const int rb = node_->nic_of_gpu(ib);
+  const auto& near_a = node_->near_nics(ia);
+  const auto& near_b = node_->near_nics(ib);
+  const int ra = near_a[static_cast<std::size_t>(channel) % near_a.size()];
+  const int rb = near_b[static_cast<std::size_t>(channel) % near_b.size()];
   Route r;
   r.type = PathType::net;
   const DeviceId gpu_a = node_->gpu(ia);
@@ -133,6 +135,17 @@ Route Topology::route_memory_to_gpu(int socket, long gpu) const {
 Route Topology::route_gpu_to_nic(long gpu, int nic) const {
   const long n = gpu / node_->gpus();
   Route r = shift(node_->pcie_path(node_->gpu(static_cast<int>(gpu % node_->gpus())), node_->nic(nic)), n);
+  r.transport = Transport::pcie_dma;
+  return r;
+}
+
+}  // namespace gf::topo
+
+namespace gf::topo {
+
+Route Topology::route_nic_to_gpu(int nic, long gpu) const {
+  const long n = gpu / node_->gpus();
+  Route r = shift(node_->pcie_path(node_->nic(nic), node_->gpu(static_cast<int>(gpu % node_->gpus()))), n);
   r.transport = Transport::pcie_dma;
   return r;
 }

@@ -37,12 +37,16 @@ public:
   [[nodiscard]] DeviceId nic(long node, int nic) const;
 
   // Routes between GPUs by global index (node * gpus_per_node + local).
-  [[nodiscard]] Route route_gpus(long a, long b) const;
+  [[nodiscard]] Route route_gpus(long a, long b) const { return route_gpus(a, b, 0); }
+  // Between nodes, `channel` picks which of each GPU's nearest NICs carries the traffic
+  // (channel 0 is nic_of_gpu), as NCCL spreads its channels over a GPU's NICs.
+  [[nodiscard]] Route route_gpus(long a, long b, int channel) const;
   // GPU to/from host memory of socket `socket` in the same server.
   [[nodiscard]] Route route_gpu_to_memory(long gpu, int socket) const;
   [[nodiscard]] Route route_memory_to_gpu(int socket, long gpu) const;
   // GPU to NIC `nic` of the same server (the GPUDirect RDMA path).
   [[nodiscard]] Route route_gpu_to_nic(long gpu, int nic) const;
+  [[nodiscard]] Route route_nic_to_gpu(int nic, long gpu) const;
 
   // Whether traffic between servers is RDMA straight from GPU memory.
   [[nodiscard]] bool gpudirect_active() const;

@@ -1,0 +1,154 @@
+#include "cli/collective_command.hpp"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <charconv>
+
+#include "comm/model.hpp"
+#include "core/error.hpp"
+#include "report/collective_report.hpp"
+#include "topo/topology.hpp"
+
+namespace gf::cli {
+
+namespace {
+
+constexpr double kMaxSize = 1099511627776.0;  // 1 TiB per rank buffer
+
+long parse_whole(const std::string& flag, const std::string& v, long min, long max) {
+  long out = 0;
+  const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+  if (ec != std::errc() || p != v.data() + v.size() || out < min || out > max) {
+    throw InputError({}, flag, "got '" + v + "'", fmt::format("a whole number from {} to {}", min, max));
+  }
+  return out;
+}
+
+}  // namespace
+
+double parse_size(const std::string& flag, const std::string& text) {
+  if (text.empty()) throw InputError({}, flag, "empty size", "a byte count such as 8, 64K, 128M or 8G");
+  std::string digits = text;
+  double mult = 1;
+  const char last = static_cast<char>(std::toupper(static_cast<unsigned char>(text.back())));
+  if (last == 'K' || last == 'M' || last == 'G' || last == 'T') {
+    digits = text.substr(0, text.size() - 1);
+    mult = last == 'K' ? 1024.0 : last == 'M' ? 1048576.0 : last == 'G' ? 1073741824.0 : 1099511627776.0;
+  }
+  long long v = 0;
+  const auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  if (digits.empty() || ec != std::errc() || p != digits.data() + digits.size() || v < 1) {
+    throw InputError({}, flag, "got '" + text + "'", "a positive byte count such as 8, 64K, 128M or 8G");
+  }
+  const double bytes = static_cast<double>(v) * mult;
+  if (bytes > kMaxSize) throw InputError({}, flag, "got '" + text + "', more than 1 TiB", "at most 1T");
+  return bytes;
+}
+
+void CollectiveOptions::add_to(CLI::App& app) {
+  app.add_option("op", op, "all_reduce | all_gather | reduce_scatter | broadcast | reduce | alltoall | sendrecv")
+      ->required();
+  cluster.add_to(app);
+  app.add_option("--gpus", gpus, "Ranks, spread evenly over the nodes (default: every GPU)");
+  app.add_option("-b,--minbytes", min_bytes, "Smallest size, e.g. 8, 64K, 1M (nccl-tests -b)");
+  app.add_option("-e,--maxbytes", max_bytes, "Largest size (nccl-tests -e)");
+  app.add_option("-f,--stepfactor", factor, "Multiply the size by this factor each step (nccl-tests -f)");
+  app.add_option("-i,--stepbytes", step, "Add this many bytes each step (nccl-tests -i)");
+  app.add_option("-d,--datatype", dtype, "float, half, bfloat16, double, int8, uint8, int32, uint32, int64, uint64");
+  app.add_option("-o,--op", redop, "Reduction: sum, prod, max, min, avg");
+  app.add_option("-r,--root", root, "Root rank of broadcast and reduce");
+  app.add_option("--algo", algo,
+                 "Force an algorithm, as NCCL_ALGO: Ring, Tree, NVLS, NVLSTree, CollNetDirect, "
+                 "CollNetChain, PAT");
+  app.add_option("--proto", proto, "Force a protocol, as NCCL_PROTO: LL, LL128, Simple");
+  app.add_option("--engine", engine, "flow | analytic | auto (flow up to 256 ranks)");
+  app.add_option("--format", format, "table | json | csv");
+}
+
+std::string CollectiveOptions::run() const {
+  const auto parsed_op = comm::parse_op(op);
+  if (!parsed_op) {
+    const auto names = comm::op_names();
+    const std::string hint = suggest(op, names);
+    throw InputError({}, "OP",
+                     "unknown collective '" + op + "'" + (hint.empty() ? "" : "; did you mean '" + hint + "'?"),
+                     join(names));
+  }
+  const auto type = comm::parse_dtype(dtype);
+  if (!type) throw InputError({}, "-d", "unknown data type '" + dtype + "'", join(comm::dtype_names()));
+  const auto ops = comm::redop_names();
+  if (std::find(ops.begin(), ops.end(), redop) == ops.end()) {
+    throw InputError({}, "-o", "unknown reduction '" + redop + "'", join(ops));
+  }
+  if (format != "table" && format != "json" && format != "csv") {
+    throw InputError({}, "--format", "got '" + format + "'", "table, json, csv");
+  }
+  comm::CollectiveRequest req;
+  req.op = *parsed_op;
+  if (!algo.empty()) {
+    req.algo = comm::parse_algo(algo);
+    if (!req.algo) {
+      throw InputError({}, "--algo", "unknown algorithm '" + algo + "'",
+                       "Ring, Tree, NVLS, NVLSTree, CollNetDirect, CollNetChain, PAT");
+    }
+  }
+  if (!proto.empty()) {
+    req.proto = comm::parse_proto(proto);
+    if (!req.proto) throw InputError({}, "--proto", "unknown protocol '" + proto + "'", "LL, LL128, Simple");
+  }
+  if (engine == "flow")
+    req.engine = comm::Engine::flow;
+  else if (engine == "analytic")
+    req.engine = comm::Engine::analytic;
+  else if (engine != "auto")
+    throw InputError({}, "--engine", "got '" + engine + "'", "flow, analytic, auto");
+
+  const double lo = parse_size("-b", min_bytes);
+  const double hi = parse_size("-e", max_bytes);
+  if (lo > hi)
+    throw InputError({}, "-b", fmt::format("minimum {} is above maximum {}", min_bytes, max_bytes), "-b <= -e");
+  if (!factor.empty() && !step.empty()) throw InputError({}, "-f", "give -f or -i, not both", "-f FACTOR or -i BYTES");
+  const long f = factor.empty() ? 2 : parse_whole("-f", factor, 2, 1024);
+  const double inc = step.empty() ? 0 : parse_size("-i", step);
+
+  const hw::Catalog catalog = cluster.load_catalog();
+  const topo::Topology topology(cluster.load_spec(catalog), catalog);
+  const comm::Communicator c(topology, parse_whole("--gpus", gpus, 0, topo::kMaxGpus));
+  const long root_rank = parse_whole("-r", root, 0, c.ranks() - 1);
+  const bool rooted = req.op == comm::Op::broadcast || req.op == comm::Op::reduce;
+
+  std::vector<report::CollectiveRow> rows;
+  const double unit = type->bytes * (comm::splits_by_rank(req.op) ? static_cast<double>(c.ranks()) : 1.0);
+  constexpr int kMaxRows = 4096;
+  for (double s = lo; s <= hi; s = inc > 0 ? s + inc : s * static_cast<double>(f)) {
+    if (static_cast<int>(rows.size()) >= kMaxRows) {
+      throw InputError({}, "-i", fmt::format("the size sweep has more than {} steps", kMaxRows), "a larger -i or -f");
+    }
+    const double size = std::floor(s / unit) * unit;
+    if (size <= 0) continue;
+    req.size = size;
+    report::CollectiveRow row;
+    row.size_bytes = size;
+    row.count = static_cast<long>(size / type->bytes);
+    row.type = type->name;
+    row.redop = comm::is_reduction(req.op) ? redop : "none";
+    row.root = rooted ? static_cast<int>(root_rank) : -1;
+    row.result = comm::predict(c, req);
+    rows.push_back(row);
+  }
+  if (rows.empty()) {
+    throw InputError({}, "-e", fmt::format("every size is below one {} element per rank ({} bytes)", type->name, unit),
+                     fmt::format("-e of at least {}", unit));
+  }
+  report::CollectiveHeader h;
+  h.op = comm::to_string(req.op);
+  h.cluster = topology.spec().name;
+  h.communicator = c.describe();
+  h.engine = comm::to_string(rows.front().result.engine);
+  if (format == "json") return report::collective_json(h, rows);
+  if (format == "csv") return report::collective_csv(rows);
+  return report::collective_table(h, rows);
+}
+
+}  // namespace gf::cli

@@ -1,0 +1,34 @@
+#pragma once
+// `gpufabric collective OP`: nccl-tests' flags, predicted instead of measured.
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "cli/cluster_options.hpp"
+
+namespace gf::cli {
+
+struct CollectiveOptions {
+  std::string op;
+  ClusterOptions cluster;
+  std::string gpus = "0";
+  std::string min_bytes = "32M";
+  std::string max_bytes = "32M";
+  std::string factor;
+  std::string step;
+  std::string dtype = "float";
+  std::string redop = "sum";
+  std::string root = "0";
+  std::string algo;
+  std::string proto;
+  std::string engine = "auto";
+  std::string format = "table";
+
+  void add_to(CLI::App& app);
+  [[nodiscard]] std::string run() const;
+};
+
+// nccl-tests' size syntax: a whole number with an optional K, M or G suffix (powers of 1024).
+double parse_size(const std::string& flag, const std::string& text);
+
+}  // namespace gf::cli

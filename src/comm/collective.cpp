@@ -1,0 +1,124 @@
+#include "comm/collective.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace gf::comm {
+
+namespace {
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+}  // namespace
+
+const char* to_string(Op o) {
+  switch (o) {
+    case Op::all_reduce: return "all_reduce";
+    case Op::all_gather: return "all_gather";
+    case Op::reduce_scatter: return "reduce_scatter";
+    case Op::broadcast: return "broadcast";
+    case Op::reduce: return "reduce";
+    case Op::alltoall: return "alltoall";
+    case Op::sendrecv: return "sendrecv";
+  }
+  return "?";
+}
+
+const char* to_string(Algo a) {
+  switch (a) {
+    case Algo::ring: return "Ring";
+    case Algo::tree: return "Tree";
+    case Algo::nvls: return "NVLS";
+    case Algo::nvls_tree: return "NVLSTree";
+    case Algo::collnet_direct: return "CollNetDirect";
+    case Algo::collnet_chain: return "CollNetChain";
+    case Algo::pat: return "PAT";
+    case Algo::p2p: return "P2P";
+  }
+  return "?";
+}
+
+const char* to_string(Proto p) {
+  switch (p) {
+    case Proto::ll: return "LL";
+    case Proto::ll128: return "LL128";
+    case Proto::simple: return "Simple";
+  }
+  return "?";
+}
+
+std::vector<std::string> op_names() {
+  return {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "alltoall", "sendrecv"};
+}
+
+std::optional<Op> parse_op(const std::string& s) {
+  const std::string l = lower(s);
+  for (int i = 0; i <= static_cast<int>(Op::sendrecv); ++i) {
+    const auto o = static_cast<Op>(i);
+    if (l == to_string(o)) return o;
+  }
+  return std::nullopt;
+}
+
+std::optional<Algo> parse_algo(const std::string& s) {
+  const std::string l = lower(s);
+  for (int i = 0; i <= static_cast<int>(Algo::pat); ++i) {
+    const auto a = static_cast<Algo>(i);
+    if (l == lower(to_string(a))) return a;
+  }
+  if (l == "collnet") return Algo::collnet_direct;
+  return std::nullopt;
+}
+
+std::optional<Proto> parse_proto(const std::string& s) {
+  const std::string l = lower(s);
+  if (l == "ll") return Proto::ll;
+  if (l == "ll128") return Proto::ll128;
+  if (l == "simple") return Proto::simple;
+  return std::nullopt;
+}
+
+double busbw_factor(Op op, long n) {
+  const double r = static_cast<double>(n);
+  switch (op) {
+    case Op::all_reduce: return 2.0 * (r - 1) / r;
+    case Op::all_gather:
+    case Op::reduce_scatter:
+    case Op::alltoall: return (r - 1) / r;
+    case Op::broadcast:
+    case Op::reduce:
+    case Op::sendrecv: return 1.0;
+  }
+  return 1.0;
+}
+
+bool splits_by_rank(Op op) { return op == Op::all_gather || op == Op::reduce_scatter || op == Op::alltoall; }
+
+bool is_reduction(Op op) { return op == Op::all_reduce || op == Op::reduce_scatter || op == Op::reduce; }
+
+std::optional<DataType> parse_dtype(const std::string& s) {
+  static const std::vector<DataType> types = {{"int8", 1},   {"uint8", 1},    {"int32", 4},  {"uint32", 4},
+                                              {"int64", 8},  {"uint64", 8},   {"half", 2},   {"float", 4},
+                                              {"double", 8}, {"bfloat16", 2}, {"f8e4m3", 1}, {"f8e5m2", 1}};
+  const std::string l = lower(s);
+  for (const auto& t : types) {
+    if (t.name == l) return t;
+  }
+  if (l == "char") return DataType{"int8", 1};
+  if (l == "int") return DataType{"int32", 4};
+  if (l == "float16" || l == "fp16") return DataType{"half", 2};
+  if (l == "float32" || l == "fp32") return DataType{"float", 4};
+  if (l == "float64" || l == "fp64") return DataType{"double", 8};
+  if (l == "bf16") return DataType{"bfloat16", 2};
+  return std::nullopt;
+}
+
+std::vector<std::string> dtype_names() {
+  return {"int8", "uint8", "int32",  "uint32",   "int64",  "uint64",
+          "half", "float", "double", "bfloat16", "f8e4m3", "f8e5m2"};
+}
+
+std::vector<std::string> redop_names() { return {"sum", "prod", "max", "min", "avg"}; }
+
+}  // namespace gf::comm

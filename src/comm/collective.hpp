@@ -1,0 +1,36 @@
+#pragma once
+// The vocabulary of collectives, as NCCL and nccl-tests name it.
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gf::comm {
+
+enum class Op { all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv };
+enum class Algo { ring, tree, nvls, nvls_tree, collnet_direct, collnet_chain, pat, p2p };
+enum class Proto { ll, ll128, simple };
+
+const char* to_string(Op o);
+const char* to_string(Algo a);   // NCCL's spelling: Ring, Tree, NVLS, NVLSTree, CollNetDirect, ...
+const char* to_string(Proto p);  // LL, LL128, Simple
+std::optional<Op> parse_op(const std::string& s);
+std::optional<Algo> parse_algo(const std::string& s);  // case-insensitive, as NCCL_ALGO
+std::optional<Proto> parse_proto(const std::string& s);
+std::vector<std::string> op_names();
+
+// nccl-tests' bus-bandwidth factor: busbw = algbw * factor (PERFORMANCE.md of nccl-tests).
+double busbw_factor(Op op, long ranks);
+// Bytes each rank's buffer must be a multiple of: the data type, times ranks for ops whose
+// buffer is split evenly among ranks (nccl-tests rounds sizes down to this).
+bool splits_by_rank(Op op);
+
+struct DataType {
+  std::string name;
+  int bytes = 4;
+};
+std::optional<DataType> parse_dtype(const std::string& s);
+std::vector<std::string> dtype_names();
+std::vector<std::string> redop_names();
+bool is_reduction(Op op);
+
+}  // namespace gf::comm

@@ -1,0 +1,56 @@
+#pragma once
+// A set of ranks on a topology, as NCCL sees it: which GPUs, how many per node, the link
+// capacities NCCL's kernels reach, and which algorithms the hardware supports.
+#include <string>
+#include <vector>
+
+#include "comm/nccl_params.hpp"
+#include "topo/topology.hpp"
+
+namespace gf::comm {
+
+class Communicator {
+public:
+  // `ranks` spread evenly over the cluster's nodes (like mpirun -npernode); 0 = every GPU.
+  Communicator(const topo::Topology& t, long ranks);
+
+  [[nodiscard]] const topo::Topology& topology() const { return t_; }
+  [[nodiscard]] long ranks() const { return ranks_; }
+  [[nodiscard]] long nodes() const { return nodes_; }
+  [[nodiscard]] int ranks_per_node() const { return ppn_; }
+  [[nodiscard]] long gpu_of(long rank) const { return (rank / ppn_) * t_.gpus_per_node() + rank % ppn_; }
+  [[nodiscard]] long node_of(long rank) const { return rank / ppn_; }
+  // `nic_choice` selects among the GPUs' equally near NICs for traffic between nodes.
+  [[nodiscard]] topo::Route route(long a, long b, int nic_choice = 0) const {
+    return t_.route_gpus(gpu_of(a), gpu_of(b), nic_choice);
+  }
+  // Link capacities in bytes/s as NCCL's kernels reach them (NVLink at NCCL's SM-copy
+  // efficiency; everything else as the topology has it).
+  [[nodiscard]] const std::vector<double>& capacity() const { return capacity_; }
+
+  [[nodiscard]] HopKind intra_hop() const { return nvlink_intra_ ? HopKind::nvlink : HopKind::pcie; }
+  [[nodiscard]] bool nvlink_intra() const { return nvlink_intra_; }
+  [[nodiscard]] bool nvls_capable() const { return nvls_; }
+  [[nodiscard]] bool sharp_capable() const { return sharp_; }
+  [[nodiscard]] int nics_per_node() const { return t_.node().nics(); }
+  [[nodiscard]] int gpu_arch() const { return arch_; }  // 0 Volta, 1 Ampere, 2 Hopper or newer
+  [[nodiscard]] bool amd_cpu() const { return amd_cpu_; }
+  [[nodiscard]] double staging_efficiency() const { return staging_efficiency_; }
+  // One line on the hardware, for output headers.
+  [[nodiscard]] std::string describe() const;
+
+private:
+  const topo::Topology& t_;
+  long ranks_ = 0;
+  long nodes_ = 0;
+  int ppn_ = 0;
+  std::vector<double> capacity_;
+  bool nvlink_intra_ = false;
+  bool nvls_ = false;
+  bool sharp_ = false;
+  int arch_ = 2;
+  bool amd_cpu_ = false;
+  double staging_efficiency_ = 1.0;
+};
+
+}  // namespace gf::comm

@@ -1,0 +1,311 @@
+#include "comm/model.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "comm/pattern.hpp"
+#include "core/error.hpp"
+#include "sim/engine.hpp"
+
+namespace gf::comm {
+
+namespace {
+
+double log2_ceil(long n) { return n <= 1 ? 0.0 : std::ceil(std::log2(static_cast<double>(n))); }
+
+bool is_p2p(Op op) { return op == Op::alltoall || op == Op::sendrecv; }
+
+// NCCL's measured bus-bandwidth factor of a protocol (relative to Simple).
+double protocol_factor(const Communicator& c, Op op, Algo algo, Proto p) {
+  const auto& n = nccl_params();
+  const int pi = static_cast<int>(p);
+  if (algo == Algo::tree) {
+    double f = n.factor[c.nodes() == 1 ? 3 : 2][pi];
+    return f;
+  }
+  if (algo == Algo::ring || algo == Algo::pat) {
+    const bool ar_like = c.nodes() > 1 || op == Op::all_reduce || op == Op::reduce;
+    double f = n.factor[ar_like ? 0 : 1][pi];
+    if (p == Proto::ll128 && c.ranks_per_node() < 2) f = 0.7 * f / 0.92;  // one GPU per node
+    return f;
+  }
+  return n.factor[0][pi];
+}
+
+// NCCL's cap on LL bus bandwidth, bytes/s.
+double ll_cap(const Communicator& c) {
+  const auto& n = nccl_params();
+  double gbps = 0;
+  if (c.nodes() == 1)
+    gbps = n.ll_cap_single[c.gpu_arch()];
+  else
+    gbps = n.ll_cap_multi[c.nodes() == 2 ? 0 : 1][c.amd_cpu() ? 1 : 0];
+  return gbps * 1e9;
+}
+
+// Closed form: by symmetry every node carries what node 0 carries, so the loads of node 0's
+// links (from the flows with an end on node 0) give the bottleneck; the switch tiers above the
+// leaves are bounded by the traffic each leaf (pod) sends up over its uplinks.
+double closed_form(const Communicator& c, Op op, Algo algo, double size, double inflate) {
+  const auto& t = c.topology();
+  const auto& g = t.graph();
+  const auto& cap = c.capacity();
+  std::vector<std::pair<topo::LinkId, double>> touched;
+  std::vector<double> load(cap.size(), 0.0);
+  double leaving_leaf = 0;
+  double leaving_pod = 0;
+  emit_pattern(c, op, algo, size, inflate, PatternScope{true}, [&](std::span<const topo::LinkId> path, double bytes) {
+    int up_tier = 0;
+    for (const auto l : path) {
+      if (load[l] == 0) touched.push_back({l, 0});
+      load[l] += bytes;
+      const auto& link = g.link(l);
+      if (link.kind == topo::LinkKind::network) {
+        const auto& s = g.device(link.src);
+        const auto& d = g.device(link.dst);
+        if (s.kind == topo::DeviceKind::net_switch && d.kind == topo::DeviceKind::net_switch) {
+          up_tier = std::max(up_tier, static_cast<int>(std::max(s.tier, d.tier)));
+        }
+      }
+    }
+    // Only node 0's outgoing traffic is counted once per leaf/pod crossing.
+    if (!path.empty() && g.device(g.link(path.front()).src).node == 0) {
+      if (up_tier >= 2) leaving_leaf += bytes;
+      if (up_tier >= 3) leaving_pod += bytes;
+    }
+  });
+  double worst = 0;
+  const long node_devices = t.node().devices_per_node();
+  for (const auto& [l, unused] : touched) {
+    (void)unused;
+    const auto& link = g.link(l);
+    // Links of node 0 itself, or network links touching node 0's NICs.
+    const bool own = link.src < node_devices || link.dst < node_devices;
+    if (own) worst = std::max(worst, load[l] / cap[l]);
+  }
+  if (const auto* f = t.fabric(); f != nullptr && f->shape().tiers >= 2 && c.nodes() > 1) {
+    const auto& s = f->shape();
+    const double port = f->port_line_rate().value() * t.network().efficiency;
+    const double nics = static_cast<double>(t.node().nics());
+    const double nodes_per_leaf = std::max(1.0, std::min(static_cast<double>(c.nodes()), s.down_ports / nics));
+    const double leaf_up = static_cast<double>(s.up_ports) * port;
+    if (s.kind != topo::FabricKind::rail) worst = std::max(worst, leaving_leaf * nodes_per_leaf / leaf_up);
+    if (s.tiers == 3) {
+      const double nodes_per_pod = std::min(static_cast<double>(c.nodes()), nodes_per_leaf * (s.radix / 2));
+      const double pod_up = static_cast<double>(s.aggs_per_pod) * (s.radix / 2) * port;
+      worst = std::max(worst, leaving_pod * nodes_per_pod / pod_up);
+    }
+  }
+  return worst;
+}
+
+double flow_engine(const Communicator& c, Op op, Algo algo, double size, double inflate) {
+  sim::TaskGraph graph;
+  emit_pattern(c, op, algo, size, inflate, PatternScope{false}, [&](std::span<const topo::LinkId> path, double bytes) {
+    graph.add_flow(path, Bytes(bytes), Seconds(0));
+  });
+  if (graph.size() == 0) return 0;
+  return sim::simulate(graph, c.capacity()).makespan.value();
+}
+
+bool available(const Communicator& c, Op op, Algo a) {
+  const bool multi = c.nodes() > 1;
+  switch (a) {
+    case Algo::ring: return !is_p2p(op);
+    case Algo::tree: return op == Op::all_reduce;
+    case Algo::nvls: return op == Op::all_reduce && c.nvls_capable() && !multi;
+    case Algo::nvls_tree: return op == Op::all_reduce && c.nvls_capable() && multi;
+    case Algo::collnet_direct: return op == Op::all_reduce && multi && c.sharp_capable() && c.nvls_capable();
+    case Algo::collnet_chain: return op == Op::all_reduce && multi && c.sharp_capable();
+    case Algo::pat: return (op == Op::all_gather || op == Op::reduce_scatter) && multi && c.ranks_per_node() == 1;
+    case Algo::p2p: return is_p2p(op);
+  }
+  return false;
+}
+
+bool proto_available(const Communicator& c, Algo a, Proto p) {
+  if (a == Algo::nvls || a == Algo::nvls_tree || a == Algo::collnet_direct || a == Algo::collnet_chain) {
+    return p == Proto::simple;
+  }
+  if (a == Algo::pat) return p != Proto::ll128;
+  if (p == Proto::ll128) {
+    // NCCL enables LL128 by default only over NVLink, and across nodes only with the NIC
+    // close to the GPU (GPUDirect RDMA).
+    return c.nvlink_intra() && (c.nodes() == 1 || c.topology().gpudirect_active()) && c.gpu_arch() >= 0;
+  }
+  return true;
+}
+
+}  // namespace
+
+const char* to_string(Engine e) {
+  switch (e) {
+    case Engine::automatic: return "auto";
+    case Engine::flow: return "flow";
+    case Engine::analytic: return "analytic";
+  }
+  return "?";
+}
+
+std::vector<std::pair<Algo, Proto>> candidates(const Communicator& c, Op op) {
+  std::vector<std::pair<Algo, Proto>> out;
+  for (int a = 0; a <= static_cast<int>(Algo::p2p); ++a) {
+    if (!available(c, op, static_cast<Algo>(a))) continue;
+    // Like NCCL (NCCL_COLLNET_ENABLE=0 by default), CollNet runs only when asked for.
+    if (static_cast<Algo>(a) == Algo::collnet_direct || static_cast<Algo>(a) == Algo::collnet_chain) continue;
+    for (int p = 0; p < 3; ++p) {
+      if (proto_available(c, static_cast<Algo>(a), static_cast<Proto>(p))) {
+        out.push_back({static_cast<Algo>(a), static_cast<Proto>(p)});
+      }
+    }
+  }
+  return out;
+}
+
+Seconds latency(const Communicator& c, Op op, Algo a, Proto p) {
+  const auto& n = nccl_params();
+  const long ranks = c.ranks();
+  const long nodes = c.nodes();
+  const long ppn = c.ranks_per_node();
+  const Algo table = a == Algo::p2p ? Algo::ring : a;
+  const HopKind intra_kind = c.intra_hop();
+  auto hop = [&](HopKind k) { return std::max(0.0, n.hop_us(k, table, p)); };
+  const double base = std::max(0.0, n.base_us(table, p));
+  double intra = hop(intra_kind);
+  // NCCL's network figures were measured on InfiniBand; slower endpoints (TCP, EFA) add the
+  // difference of their one-way latency to every step across the network.
+  const double inter = hop(HopKind::net) + std::max(0.0, c.topology().network().endpoint_latency.value() * 1e6 -
+                                                             n.net_reference_latency_us);
+  if (nodes > 1)
+    intra = std::max(intra, p == Proto::simple ? 3.0 * (c.amd_cpu() ? 2.0 : 1.0) : (c.amd_cpu() ? 2.0 : 1.0));
+  double us = base;
+  switch (a) {
+    case Algo::ring:
+    case Algo::p2p: {
+      const long steps = op == Op::all_reduce                               ? 2 * (ranks - 1)
+                         : op == Op::all_gather || op == Op::reduce_scatter ? ranks - 1
+                                                                            : ranks;
+      const long inter_steps = op == Op::all_reduce                               ? (nodes > 1 ? 2 * nodes : 0)
+                               : op == Op::all_gather || op == Op::reduce_scatter ? nodes - 1
+                                                                                  : (nodes > 1 ? nodes : 0);
+      if (op == Op::sendrecv) {
+        us += nodes > 1 ? inter : intra;
+      } else {
+        us += static_cast<double>(steps - inter_steps) * intra + static_cast<double>(inter_steps) * inter;
+      }
+      break;
+    }
+    case Algo::tree: us += 2.0 * (static_cast<double>(ppn - 1) * intra + log2_ceil(nodes) * inter); break;
+    case Algo::collnet_direct:
+      us += 2.0 * (std::min(1.0, static_cast<double>(ppn - 1)) * intra + static_cast<double>(ppn - 1) * 0.4) + inter;
+      break;
+    case Algo::collnet_chain: us += 2.0 * static_cast<double>(ppn - 1) * intra + inter; break;
+    case Algo::nvls: us = hop(HopKind::nvlink); break;
+    case Algo::nvls_tree: us += hop(HopKind::nvlink) + 2.0 * log2_ceil(nodes) * inter; break;
+    case Algo::pat: us += log2_ceil(ranks) * (nodes > 1 ? inter : intra); break;
+  }
+  return microseconds(us + n.launch_overhead_us);
+}
+
+Seconds data_time(const Communicator& c, Op op, Algo algo, Proto proto, double size, Engine engine) {
+  if (size <= 0 || c.ranks() < 2) return Seconds(0);
+  const double factor = protocol_factor(c, op, algo, proto);
+  const double inflate = 1.0 / factor;
+  const bool flow = engine == Engine::flow || (engine == Engine::automatic && c.ranks() <= kFlowEngineMaxRanks);
+  double t = flow ? flow_engine(c, op, algo, size, inflate) : closed_form(c, op, algo, size, inflate);
+  if (proto == Proto::ll) {
+    // NCCL's LL bus-bandwidth cap.
+    const double bus_bytes = size * busbw_factor(op, c.ranks());
+    t = std::max(t, bus_bytes / ll_cap(c));
+  }
+  return Seconds(t);
+}
+
+CollectiveResult predict(const Communicator& c, const CollectiveRequest& req) {
+  CollectiveResult r;
+  std::optional<Algo> algo = req.algo;
+  std::optional<Proto> proto = req.proto;
+  if (is_p2p(req.op)) {
+    if (algo)
+      r.warnings.push_back(
+          fmt::format("NCCL_ALGO does not apply to {}; NCCL runs point-to-point transfers", to_string(req.op)));
+    algo = Algo::p2p;
+  }
+  if (algo) {
+    const Algo a = *algo;
+    if ((a == Algo::nvls || a == Algo::nvls_tree) && !c.topology().node().nvswitch_sharp()) {
+      throw InputError({}, "--algo",
+                       fmt::format("{} needs NVSwitch with NVLink SHARP (NVSwitch gen 3 or newer); {} has {}",
+                                   to_string(a), c.topology().spec().name,
+                                   c.topology().node().has_nvswitch() ? "an older NVSwitch" : "no NVSwitch"),
+                       "Ring, Tree" + std::string(c.sharp_capable() ? ", CollNetChain" : ""));
+    }
+    if ((a == Algo::collnet_direct || a == Algo::collnet_chain) && !c.sharp_capable()) {
+      throw InputError({}, "--algo",
+                       fmt::format("{} needs InfiniBand switches with SHARP; this network is {} with {} switches",
+                                   to_string(a), c.topology().network().name, c.topology().network_switch().name),
+                       "Ring, Tree, or a SHARP network (e.g. --network ib-ndr with quantum-2 switches)");
+    }
+    if (!available(c, req.op, a)) {
+      Algo fallback = Algo::ring;
+      if (a == Algo::nvls_tree && c.nodes() == 1 && available(c, req.op, Algo::nvls)) fallback = Algo::nvls;
+      if (a == Algo::nvls && c.nodes() > 1 && available(c, req.op, Algo::nvls_tree)) fallback = Algo::nvls_tree;
+      r.warnings.push_back(fmt::format("NCCL_ALGO={} cannot run {} on {} rank{} over {} node{}; NCCL falls back to {}",
+                                       to_string(a), to_string(req.op), c.ranks(), c.ranks() == 1 ? "" : "s", c.nodes(),
+                                       c.nodes() == 1 ? "" : "s", to_string(fallback)));
+      algo = fallback;
+    }
+  }
+  if (algo && proto && !proto_available(c, *algo, *proto)) {
+    if (*algo == Algo::nvls || *algo == Algo::nvls_tree || *algo == Algo::collnet_direct ||
+        *algo == Algo::collnet_chain || (*algo == Algo::pat && *proto == Proto::ll128)) {
+      r.warnings.push_back(
+          fmt::format("{} has no {} protocol; NCCL runs it with Simple", to_string(*algo), to_string(*proto)));
+      proto = Proto::simple;
+    }
+    // Otherwise (LL128 off NVLink) a forced protocol is honoured, as NCCL_PROTO=LL128 is.
+  }
+
+  // Candidates, ranked by predicted time with the closed form (as NCCL ranks by its model).
+  std::vector<std::pair<Algo, Proto>> options;
+  if (algo && proto) {
+    options.push_back({*algo, *proto});
+  } else {
+    for (const auto& [a, p] : candidates(c, req.op)) {
+      if (algo && a != *algo) continue;
+      if (proto && p != *proto) continue;
+      options.push_back({a, p});
+    }
+    if (options.empty() && algo) {
+      for (int p = 0; p < 3; ++p) {
+        if (proto_available(c, *algo, static_cast<Proto>(p))) options.push_back({*algo, static_cast<Proto>(p)});
+      }
+    }
+    if (options.empty()) options.push_back({algo.value_or(Algo::ring), proto.value_or(Proto::simple)});
+  }
+  const bool flow = req.engine == Engine::flow || (req.engine == Engine::automatic && c.ranks() <= kFlowEngineMaxRanks);
+  // Rank with the engine that gives the answer, so the choice and the reported time agree.
+  const Engine rank_engine = flow ? Engine::flow : Engine::analytic;
+  double best = std::numeric_limits<double>::infinity();
+  for (const auto& [a, p] : options) {
+    const double t = latency(c, req.op, a, p).value() + data_time(c, req.op, a, p, req.size, rank_engine).value();
+    if (t < best) {
+      best = t;
+      r.algo = a;
+      r.proto = p;
+    }
+  }
+  r.engine = flow ? Engine::flow : Engine::analytic;
+  r.latency = latency(c, req.op, r.algo, r.proto);
+  r.data_time = data_time(c, req.op, r.algo, r.proto, req.size, r.engine);
+  r.time = r.latency + r.data_time;
+  r.channels = channels(c, r.algo);
+  r.algbw_GBps = r.time.value() > 0 ? req.size / r.time.value() / 1e9 : 0;
+  r.busbw_GBps = r.algbw_GBps * busbw_factor(req.op, c.ranks());
+  return r;
+}
+
+}  // namespace gf::comm

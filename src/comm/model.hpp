@@ -1,0 +1,53 @@
+#pragma once
+// Predicted time of one collective: NCCL's latency model plus the data time of the
+// algorithm's traffic on the topology, from the flow engine or the closed form; and the choice
+// of algorithm and protocol by predicted time, as NCCL's tuner makes it.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "comm/collective.hpp"
+#include "comm/communicator.hpp"
+#include "core/units.hpp"
+
+namespace gf::comm {
+
+enum class Engine { automatic, flow, analytic };
+const char* to_string(Engine e);
+
+// Ranks above which the automatic choice uses the closed form.
+inline constexpr long kFlowEngineMaxRanks = 256;
+
+struct CollectiveRequest {
+  Op op = Op::all_reduce;
+  double size = 0;  // bytes, nccl-tests' "size"
+  std::optional<Algo> algo;
+  std::optional<Proto> proto;
+  Engine engine = Engine::automatic;
+};
+
+struct CollectiveResult {
+  Seconds time;
+  Seconds latency;    // NCCL latency model part
+  Seconds data_time;  // bytes moving through the topology
+  Algo algo = Algo::ring;
+  Proto proto = Proto::simple;
+  Engine engine = Engine::analytic;
+  int channels = 0;
+  double algbw_GBps = 0;
+  double busbw_GBps = 0;
+  std::vector<std::string> warnings;
+};
+
+// The (algorithm, protocol) pairs NCCL would consider for `op` on this communicator.
+std::vector<std::pair<Algo, Proto>> candidates(const Communicator& c, Op op);
+
+// Throws InputError when a forced algorithm cannot run on this hardware at all (NVLS without
+// NVSwitch SHARP, CollNet without SHARP switches); adds a warning when NCCL would fall back.
+CollectiveResult predict(const Communicator& c, const CollectiveRequest& req);
+
+// The two engines, for one fixed algorithm and protocol (exposed for tests and benchmarks).
+Seconds data_time(const Communicator& c, Op op, Algo algo, Proto proto, double size, Engine engine);
+Seconds latency(const Communicator& c, Op op, Algo algo, Proto proto);
+
+}  // namespace gf::comm

@@ -1,0 +1,93 @@
+#include "comm/nccl_params.hpp"
+
+#include "core/yaml_fields.hpp"
+#include "data/embedded.hpp"
+
+namespace gf::comm {
+
+namespace {
+
+const char* const kAlgoKeys[] = {"ring", "tree", "nvls", "nvls_tree", "collnet_direct", "collnet_chain", "pat"};
+const Algo kAlgos[] = {Algo::ring,           Algo::tree,          Algo::nvls, Algo::nvls_tree,
+                       Algo::collnet_direct, Algo::collnet_chain, Algo::pat};
+
+void parse_table(const Fields& f, const char* key, double (&out)[8][3]) {
+  const Fields t(f.node(key), f.file(), f.field(key),
+                 {"ring", "tree", "nvls", "nvls_tree", "collnet_direct", "collnet_chain", "pat"});
+  for (std::size_t i = 0; i < 7; ++i) {
+    if (!t.has(kAlgoKeys[i])) continue;
+    const Fields p(t.node(kAlgoKeys[i]), f.file(), t.field(kAlgoKeys[i]), {"ll", "ll128", "simple"});
+    const int a = static_cast<int>(kAlgos[i]);
+    if (p.has("ll")) out[a][0] = p.number("ll");
+    if (p.has("ll128")) out[a][1] = p.number("ll128");
+    if (p.has("simple")) out[a][2] = p.number("simple");
+  }
+}
+
+}  // namespace
+
+NcclParams parse_nccl_params(const std::string& text, const std::string& file) {
+  NcclParams n;
+  for (auto& row : n.base)
+    for (double& v : row) v = -1;
+  for (auto& t : n.hop)
+    for (auto& row : t)
+      for (double& v : row) v = -1;
+  const YAML::Node root = parse_yaml(text, file);
+  const Fields f(
+      root, file, "",
+      {"source", "base_latency_us", "hop_latency_us", "protocol_payload", "protocol_factor", "ll_max_busbw_GBps",
+       "nvlink_efficiency", "nvls_efficiency", "launch_overhead_us", "net_reference_latency_us", "calibration_source"});
+  n.source = f.text("source");
+  parse_table(f, "base_latency_us", n.base);
+  const Fields hop(f.node("hop_latency_us"), file, "hop_latency_us", {"nvlink", "pcie", "net"});
+  parse_table(hop, "nvlink", n.hop[0]);
+  parse_table(hop, "pcie", n.hop[1]);
+  parse_table(hop, "net", n.hop[2]);
+  const Fields pay(f.node("protocol_payload"), file, "protocol_payload", {"ll", "ll128", "simple"});
+  n.payload[0] = pay.fraction("ll");
+  n.payload[1] = pay.fraction("ll128");
+  n.payload[2] = pay.fraction("simple");
+  const Fields pf(f.node("protocol_factor"), file, "protocol_factor",
+                  {"ring", "ring_other", "tree", "tree_single_node"});
+  const char* tables[] = {"ring", "ring_other", "tree", "tree_single_node"};
+  for (int t = 0; t < 4; ++t) {
+    const Fields row(pf.node(tables[t]), file, pf.field(tables[t]), {"ll", "ll128", "simple"});
+    n.factor[t][0] = row.fraction("ll");
+    n.factor[t][1] = row.fraction("ll128");
+    n.factor[t][2] = row.fraction("simple");
+  }
+  const Fields caps(f.node("ll_max_busbw_GBps"), file, "ll_max_busbw_GBps", {"single_node", "two_nodes", "many_nodes"});
+  const Fields single(caps.node("single_node"), file, caps.field("single_node"), {"volta", "ampere", "hopper"});
+  n.ll_cap_single[0] = single.positive("volta");
+  n.ll_cap_single[1] = single.positive("ampere");
+  n.ll_cap_single[2] = single.positive("hopper");
+  const char* multi[] = {"two_nodes", "many_nodes"};
+  for (int m = 0; m < 2; ++m) {
+    const Fields row(caps.node(multi[m]), file, caps.field(multi[m]), {"intel", "amd"});
+    n.ll_cap_multi[m][0] = row.positive("intel");
+    n.ll_cap_multi[m][1] = row.positive("amd");
+  }
+  const Fields eff(f.node("nvlink_efficiency"), file, "nvlink_efficiency", {"1", "2", "3", "4", "5"});
+  for (const auto& kv : f.node("nvlink_efficiency")) {
+    const std::string g = kv.first.as<std::string>();
+    n.nvlink_efficiency[std::stoi(g)] = eff.fraction(g.c_str());
+  }
+  n.nvls_efficiency = f.fraction("nvls_efficiency");
+  n.launch_overhead_us = f.number("launch_overhead_us");
+  n.net_reference_latency_us = f.positive("net_reference_latency_us");
+  n.calibration_source = f.text("calibration_source");
+  return n;
+}
+
+const NcclParams& nccl_params() {
+  static const NcclParams params = [] {
+    for (const auto& f : data::embedded_files()) {
+      if (f.path == "data/comm/nccl.yaml") return parse_nccl_params(std::string(f.text), "builtin:data/comm/nccl.yaml");
+    }
+    throw InputError({}, "", "data/comm/nccl.yaml is missing from the build");
+  }();
+  return params;
+}
+
+}  // namespace gf::comm

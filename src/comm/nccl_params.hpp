@@ -1,0 +1,43 @@
+#pragma once
+// NCCL's latency constants and protocol facts (data/comm/nccl.yaml), plus the measured
+// efficiencies of NCCL's data movement, each with its source.
+#include <map>
+#include <string>
+
+#include "comm/collective.hpp"
+
+namespace gf::comm {
+
+enum class HopKind { nvlink = 0, pcie = 1, net = 2 };
+
+struct NcclParams {
+  std::string source;
+  // base[algo][proto], hop[kind][algo][proto], microseconds; negative = not defined
+  double base[8][3];
+  double hop[3][8][3];
+  double payload[3];  // wire-byte payload fraction per protocol
+  // Bus-bandwidth factor of each protocol relative to Simple: [table][proto], tables ring,
+  // ring_other (not all_reduce, one node), tree, tree_single_node.
+  double factor[4][3];
+  // LL bus-bandwidth caps, GB/s: single node [volta, ampere, hopper]; [2 nodes / more][intel, amd]
+  double ll_cap_single[3];
+  double ll_cap_multi[2][2];
+  // NCCL moves NVLink data with SM loads/stores: the achieved fraction of line rate, by NVLink
+  // generation.
+  std::map<int, double> nvlink_efficiency;
+  double nvls_efficiency = 1.0;           // NVLS all-reduce algbw as a fraction of the NVLink line rate
+  double launch_overhead_us = 0.0;        // per collective call, as nccl-tests times it
+  double net_reference_latency_us = 1.0;  // endpoint latency of the network NCCL's figures come from
+  std::string calibration_source;
+
+  [[nodiscard]] double base_us(Algo a, Proto p) const { return base[static_cast<int>(a)][static_cast<int>(p)]; }
+  [[nodiscard]] double hop_us(HopKind k, Algo a, Proto p) const {
+    return hop[static_cast<int>(k)][static_cast<int>(a)][static_cast<int>(p)];
+  }
+};
+
+// The built-in parameters; a malformed file is an InputError.
+const NcclParams& nccl_params();
+NcclParams parse_nccl_params(const std::string& text, const std::string& file);
+
+}  // namespace gf::comm

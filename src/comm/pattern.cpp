@@ -1,0 +1,218 @@
+#include "comm/pattern.hpp"
+
+#include <algorithm>
+
+namespace gf::comm {
+
+namespace {
+
+class Emitter {
+public:
+  Emitter(const Communicator& c, double inflate, PatternScope scope, const FlowSink& sink)
+      : c_(c), inflate_(inflate), scope_(scope), sink_(sink) {}
+
+  // One flow from rank a to rank b over the topology's route.
+  void edge(long a, long b, double bytes, int nic_choice = 0) {
+    if (a == b || bytes <= 0) return;
+    if (scope_.only_node0 && c_.node_of(a) != 0 && c_.node_of(b) != 0) return;
+    const topo::Route r = c_.route(a, b, nic_choice);
+    double wire = bytes * inflate_;
+    // With peer-to-peer off, copies are staged through host memory and reach only part of the
+    // path's rate (the catalog's host_staging efficiency).
+    if (r.transport == topo::Transport::host_staged) wire /= c_.staging_efficiency();
+    sink_(r.links, wire);
+  }
+
+  void raw(long node, std::span<const topo::LinkId> path, double bytes) {
+    if (scope_.only_node0 && node != 0) return;
+    sink_(path, bytes * inflate_);
+  }
+
+private:
+  const Communicator& c_;
+  double inflate_;
+  PatternScope scope_;
+  const FlowSink& sink_;
+};
+
+// Ranks in ring order for channel c: node by node, each node's ranks rotated by the channel so
+// that different channels leave a node through different GPUs (and so different NICs).
+std::vector<long> ring_order(const Communicator& c, int channel) {
+  const int p = c.ranks_per_node();
+  std::vector<long> order;
+  order.reserve(static_cast<std::size_t>(c.ranks()));
+  for (long k = 0; k < c.nodes(); ++k) {
+    for (int j = 0; j < p; ++j) order.push_back(k * p + (channel + 1 + j) % p);
+  }
+  return order;
+}
+
+double ring_volume(Op op, long n, double size) {
+  const double r = static_cast<double>(n);
+  switch (op) {
+    case Op::all_reduce: return 2.0 * (r - 1) / r * size;
+    case Op::all_gather:
+    case Op::reduce_scatter: return (r - 1) / r * size;
+    default: return size;
+  }
+}
+
+void emit_ring(const Communicator& c, Op op, double size, Emitter& e) {
+  const int ch = channels(c, Algo::ring);
+  const long n = c.ranks();
+  const bool chain = op == Op::broadcast || op == Op::reduce;
+  const double per_edge = ring_volume(op, n, size) / ch;
+  for (int k = 0; k < ch; ++k) {
+    const auto order = ring_order(c, k);
+    for (long i = 0; i < n; ++i) {
+      if (chain && i == n - 1) break;  // a pipelined chain from the root: no edge back into it
+      e.edge(order[static_cast<std::size_t>(i)], order[static_cast<std::size_t>((i + 1) % n)], per_edge,
+             k / c.ranks_per_node());
+    }
+  }
+}
+
+long tree_parent(long node, long nodes, int tree) {
+  if (tree == 0) return node == 0 ? -1 : (node - 1) / 2;
+  const long m = nodes - 1 - node;  // the second tree mirrors the first
+  return m == 0 ? -1 : nodes - 1 - (m - 1) / 2;
+}
+
+// Double binary tree between nodes (both directions: reduce up, broadcast down), with a chain
+// through each node's ranks unless `chains` is false (NVLS does the intra-node part).
+void emit_tree(const Communicator& c, double size, bool chains, Emitter& e) {
+  const int nch = channels(c, Algo::tree);
+  const int p = c.ranks_per_node();
+  const double per = size / nch;
+  for (int ch = 0; ch < nch; ++ch) {
+    const int head = (ch * p / nch) % p;
+    for (long k = 0; k < c.nodes(); ++k) {
+      const long base = k * p;
+      if (chains) {
+        for (int j = 0; j + 1 < p; ++j) {
+          const long a = base + (head + j) % p;
+          const long b = base + (head + j + 1) % p;
+          e.edge(b, a, per);  // reduce towards the head
+          e.edge(a, b, per);  // broadcast away from it
+        }
+      }
+      const long parent = tree_parent(k, c.nodes(), ch % 2);
+      if (parent >= 0) {
+        const int nic = ch % std::max(1, nch / p);  // channels sharing a head use its NICs in turn
+        e.edge(base + head, parent * p + head, per, nic);
+        e.edge(parent * p + head, base + head, per, nic);
+      }
+    }
+  }
+}
+
+// NVLS: every GPU sends its buffer into the NVSwitch and receives the reduced result back.
+void emit_nvls(const Communicator& c, double size, Emitter& e) {
+  const auto& params = nccl_params();
+  const auto& gpu = c.topology().gpu_spec();
+  const auto eff = params.nvlink_efficiency.find(gpu.nvlink ? gpu.nvlink->generation : 0);
+  const double nvlink_eff = eff == params.nvlink_efficiency.end() ? 1.0 : eff->second;
+  // The capacity model runs NVLink at NCCL's SM-copy efficiency; NVLS reaches nvls_efficiency.
+  const double scale = nvlink_eff / params.nvls_efficiency;
+  const int p = c.ranks_per_node();
+  for (long r = 0; r < c.ranks(); ++r) {
+    const long peer = (r / p) * p + (r % p + 1) % p;
+    const topo::Route route = c.route(r, peer);  // GPU -> NVSwitch -> GPU
+    if (route.links.size() != 2) continue;
+    e.raw(c.node_of(r), std::span(route.links).subspan(0, 1), size * scale);
+    const topo::Route back = c.route(peer, r);
+    e.raw(c.node_of(r), std::span(back.links).subspan(1, 1), size * scale);
+  }
+}
+
+// CollNet (SHARP): the node reduces internally, each NIC sends its share up to the switch and
+// receives the reduced share back.
+void emit_collnet(const Communicator& c, double size, Emitter& e) {
+  const auto& t = c.topology();
+  const int p = c.ranks_per_node();
+  if (c.nvls_capable()) {
+    emit_nvls(c, size, e);
+  } else {
+    const double vol = 2.0 * (p - 1) / p * size;
+    for (long k = 0; k < c.nodes(); ++k) {
+      for (int j = 0; j < p; ++j) e.edge(k * p + j, k * p + (j + 1) % p, vol);
+    }
+  }
+  std::vector<int> nic_gpu(static_cast<std::size_t>(t.node().nics()), -1);
+  for (int g = 0; g < p; ++g) {
+    const int nic = t.node().nic_of_gpu(g);
+    if (nic >= 0 && nic_gpu[static_cast<std::size_t>(nic)] < 0) nic_gpu[static_cast<std::size_t>(nic)] = g;
+  }
+  int used = 0;
+  for (int g : nic_gpu) used += g >= 0 ? 1 : 0;
+  const double share = size / std::max(1, used);
+  for (long k = 0; k < c.nodes(); ++k) {
+    for (int nic = 0; nic < t.node().nics(); ++nic) {
+      const int g = nic_gpu[static_cast<std::size_t>(nic)];
+      if (g < 0) continue;
+      const long gpu = k * t.gpus_per_node() + g;
+      std::vector<topo::LinkId> up = t.route_gpu_to_nic(gpu, nic).links;
+      up.push_back(t.fabric()->nic_uplink(k, nic));
+      e.raw(k, up, share);
+      std::vector<topo::LinkId> down{t.fabric()->nic_uplink(k, nic) + 1};
+      const auto tail = t.route_nic_to_gpu(nic, gpu).links;
+      down.insert(down.end(), tail.begin(), tail.end());
+      e.raw(k, down, share);
+    }
+  }
+}
+
+// All-to-all: every rank sends size/n to every other. Traffic to another node is sent by each
+// rank as one flow to the GPU of the same local index there (the rail-aligned path NCCL's PXN
+// takes), carrying the share of every rank of that node.
+void emit_alltoall(const Communicator& c, double size, Emitter& e) {
+  const long n = c.ranks();
+  const int p = c.ranks_per_node();
+  const double chunk = size / static_cast<double>(n);
+  for (long a = 0; a < n; ++a) {
+    const long na = c.node_of(a);
+    for (int j = 0; j < p; ++j) e.edge(a, na * p + j, chunk);
+    for (long m = 0; m < c.nodes(); ++m) {
+      if (m != na) e.edge(a, m * p + a % p, chunk * p);
+    }
+  }
+}
+
+}  // namespace
+
+int channels(const Communicator& c, Algo algo) {
+  // Across nodes NCCL runs two channels per NIC (or per GPU, whichever is more), at most 32.
+  const int width = std::max(1, std::max(c.nics_per_node(), c.ranks_per_node()));
+  if (c.nodes() > 1) return std::min(32, 2 * width);
+  if (algo == Algo::tree) return 2;
+  if (c.nvlink_intra()) {
+    const auto& gpu = c.topology().gpu_spec();
+    return std::clamp(gpu.nvlink ? gpu.nvlink->links : 2, 2, 32);
+  }
+  return 2;
+}
+
+void emit_pattern(const Communicator& c, Op op, Algo algo, double size, double inflate, PatternScope scope,
+                  const FlowSink& sink) {
+  Emitter e(c, inflate, scope, sink);
+  switch (op) {
+    case Op::alltoall: emit_alltoall(c, size, e); return;
+    case Op::sendrecv:
+      for (long a = 0; a < c.ranks(); ++a) e.edge(a, (a + 1) % c.ranks(), size);
+      return;
+    default: break;
+  }
+  switch (algo) {
+    case Algo::tree: emit_tree(c, size, true, e); return;
+    case Algo::nvls: emit_nvls(c, size, e); return;
+    case Algo::nvls_tree:
+      emit_nvls(c, size, e);
+      emit_tree(c, size, false, e);
+      return;
+    case Algo::collnet_direct:
+    case Algo::collnet_chain: emit_collnet(c, size, e); return;
+    default: emit_ring(c, op, size, e); return;
+  }
+}
+
+}  // namespace gf::comm

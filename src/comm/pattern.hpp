@@ -1,0 +1,27 @@
+#pragma once
+// The traffic of one collective as concurrent flows between ranks. NCCL pipelines every
+// algorithm in chunks, so in steady state all of an algorithm's edges carry data at once:
+// each edge is one flow carrying all the bytes that edge moves during the collective.
+#include <functional>
+#include <span>
+
+#include "comm/collective.hpp"
+#include "comm/communicator.hpp"
+
+namespace gf::comm {
+
+using FlowSink = std::function<void(std::span<const topo::LinkId> path, double bytes)>;
+
+struct PatternScope {
+  bool only_node0 = false;  // emit only edges with an end on node 0 (for the closed form)
+};
+
+// Emits the flows of `op` with `algo` for a buffer of `size` bytes; every flow's bytes are
+// multiplied by `inflate` (the protocol's wire overhead).
+void emit_pattern(const Communicator& c, Op op, Algo algo, double size, double inflate, PatternScope scope,
+                  const FlowSink& sink);
+
+// Number of channels NCCL would run for this communicator (for display).
+int channels(const Communicator& c, Algo algo);
+
+}  // namespace gf::comm

@@ -1,0 +1,71 @@
+#include "report/collective_report.hpp"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+namespace gf::report {
+
+std::string collective_table(const CollectiveHeader& h, const std::vector<CollectiveRow>& rows) {
+  std::string out;
+  out += fmt::format("# gpufabric collective {} (predicted; nccl-tests layout)\n", h.op);
+  out += fmt::format("# cluster: {}\n# {}\n# engine: {}\n#\n", h.cluster, h.communicator, h.engine);
+  out += fmt::format("#{:>12} {:>12} {:>9} {:>7} {:>6} {:>10} {:>8} {:>8}  {:<13} {:<6} {:>4}\n", "size", "count",
+                     "type", "redop", "root", "time", "algbw", "busbw", "algorithm", "proto", "ch");
+  out += fmt::format("#{:>12} {:>12} {:>9} {:>7} {:>6} {:>10} {:>8} {:>8}\n", "(B)", "(elements)", "", "", "", "(us)",
+                     "(GB/s)", "(GB/s)");
+  double bus_sum = 0;
+  std::vector<std::string> warnings;
+  for (const auto& r : rows) {
+    out += fmt::format(" {:>12} {:>12} {:>9} {:>7} {:>6} {:>10.2f} {:>8.2f} {:>8.2f}  {:<13} {:<6} {:>4}\n",
+                       static_cast<long long>(r.size_bytes), r.count, r.type, r.redop, r.root,
+                       r.result.time.value() * 1e6, r.result.algbw_GBps, r.result.busbw_GBps,
+                       comm::to_string(r.result.algo), comm::to_string(r.result.proto), r.result.channels);
+    bus_sum += r.result.busbw_GBps;
+    for (const auto& w : r.result.warnings) {
+      if (std::find(warnings.begin(), warnings.end(), w) == warnings.end()) warnings.push_back(w);
+    }
+  }
+  out += fmt::format("# Out of bounds values : 0 OK\n");
+  out += fmt::format("# Avg bus bandwidth    : {:.4f} \n#\n",
+                     rows.empty() ? 0.0 : bus_sum / static_cast<double>(rows.size()));
+  for (const auto& w : warnings) out += "# warning: " + w + "\n";
+  return out;
+}
+
+std::string collective_json(const CollectiveHeader& h, const std::vector<CollectiveRow>& rows) {
+  nlohmann::json arr = nlohmann::json::array();
+  for (const auto& r : rows) {
+    arr.push_back({{"size_bytes", static_cast<long long>(r.size_bytes)},
+                   {"count", r.count},
+                   {"type", r.type},
+                   {"redop", r.redop},
+                   {"root", r.root},
+                   {"time_us", r.result.time.value() * 1e6},
+                   {"latency_us", r.result.latency.value() * 1e6},
+                   {"data_time_us", r.result.data_time.value() * 1e6},
+                   {"algbw_GBps", r.result.algbw_GBps},
+                   {"busbw_GBps", r.result.busbw_GBps},
+                   {"algorithm", comm::to_string(r.result.algo)},
+                   {"protocol", comm::to_string(r.result.proto)},
+                   {"channels", r.result.channels},
+                   {"engine", comm::to_string(r.result.engine)},
+                   {"warnings", r.result.warnings}});
+  }
+  return nlohmann::json{{"op", h.op}, {"cluster", h.cluster}, {"communicator", h.communicator}, {"rows", arr}}.dump(2) +
+         "\n";
+}
+
+std::string collective_csv(const std::vector<CollectiveRow>& rows) {
+  std::string out =
+      "size_bytes,count,type,redop,root,time_us,algbw_GBps,busbw_GBps,algorithm,protocol,channels,engine\n";
+  for (const auto& r : rows) {
+    out += fmt::format("{},{},{},{},{},{:.3f},{:.4f},{:.4f},{},{},{},{}\n", static_cast<long long>(r.size_bytes),
+                       r.count, r.type, r.redop, r.root, r.result.time.value() * 1e6, r.result.algbw_GBps,
+                       r.result.busbw_GBps, comm::to_string(r.result.algo), comm::to_string(r.result.proto),
+                       r.result.channels, comm::to_string(r.result.engine));
+  }
+  return out;
+}
+
+}  // namespace gf::report

@@ -1,0 +1,30 @@
+#pragma once
+// nccl-tests-style output of predicted collectives: the familiar table, or JSON/CSV rows.
+#include <string>
+#include <vector>
+
+#include "comm/model.hpp"
+
+namespace gf::report {
+
+struct CollectiveRow {
+  double size_bytes = 0;
+  long count = 0;
+  std::string type;
+  std::string redop;
+  int root = -1;
+  comm::CollectiveResult result;
+};
+
+struct CollectiveHeader {
+  std::string op;
+  std::string cluster;
+  std::string communicator;
+  std::string engine;
+};
+
+std::string collective_table(const CollectiveHeader& h, const std::vector<CollectiveRow>& rows);
+std::string collective_json(const CollectiveHeader& h, const std::vector<CollectiveRow>& rows);
+std::string collective_csv(const std::vector<CollectiveRow>& rows);
+
+}  // namespace gf::report

@@ -1,0 +1,144 @@
+#include "validate/collective_validation.hpp"
+
+#include <map>
+
+#include "comm/model.hpp"
+#include "core/yaml_fields.hpp"
+#include "data/embedded.hpp"
+#include "topo/cluster_loader.hpp"
+#include "topo/topology.hpp"
+
+namespace gf::validate {
+
+namespace {
+
+constexpr double kSmall = 65536.0;
+constexpr double kLarge = 67108864.0;
+
+topo::ClusterSpec base_spec(const CollectiveRow& row, const hw::Catalog& catalog) {
+  if (row.cluster.empty()) return topo::load_preset(row.preset, catalog);
+  const std::string path = "data/validation/clusters/" + row.cluster;
+  for (const auto& f : data::embedded_files()) {
+    if (f.path == path) return topo::parse_cluster(std::string(f.text), "builtin:" + path, catalog);
+  }
+  throw InputError({}, "rows[" + row.id + "].cluster", "no validation cluster file '" + row.cluster + "'",
+                   "a file in data/validation/clusters/");
+}
+
+}  // namespace
+
+std::vector<CollectiveRow> parse_collective_rows(const std::string& text, const std::string& file) {
+  const YAML::Node root = parse_yaml(text, file);
+  const Fields top(root, file, "", {"rows"});
+  std::vector<CollectiveRow> rows;
+  std::size_t i = 0;
+  for (const auto& item : as_list(top.node("rows"), file, "rows")) {
+    const Fields f(item, file, "rows[" + std::to_string(i++) + "]",
+                   {"id",
+                    "preset",
+                    "cluster",
+                    "nodes",
+                    "gpus",
+                    "network",
+                    "nics_per_node",
+                    "p2p",
+                    "gpudirect",
+                    "op",
+                    "size_bytes",
+                    "dtype",
+                    "measured_busbw_GBps",
+                    "measured_time_us",
+                    "algo",
+                    "proto",
+                    "nccl_version",
+                    "machine",
+                    "calibration",
+                    "excluded",
+                    "source",
+                    "note"});
+    CollectiveRow r;
+    r.id = f.text("id");
+    if (f.has("preset") == f.has("cluster")) f.fail("preset", "give exactly one of preset and cluster");
+    r.preset = f.text_or("preset", "");
+    r.cluster = f.text_or("cluster", "");
+    r.nodes = f.integer_or("nodes", 1, 100000, 1);
+    r.gpus = f.integer("gpus", 1, 100000);
+    r.network = f.text_or("network", "");
+    if (f.has("nics_per_node")) r.nics_per_node = static_cast<int>(f.integer("nics_per_node", 0, 64));
+    if (f.has("p2p")) r.p2p = f.flag("p2p");
+    if (f.has("gpudirect")) r.gpudirect = f.flag("gpudirect");
+    r.op = f.text("op");
+    if (!comm::parse_op(r.op)) f.fail("op", "unknown collective '" + r.op + "'", join(comm::op_names()));
+    r.size_bytes = f.positive("size_bytes");
+    r.dtype = f.text_or("dtype", "float");
+    if (f.has("measured_busbw_GBps")) r.busbw_GBps = f.positive("measured_busbw_GBps");
+    if (f.has("measured_time_us")) r.time_us = f.positive("measured_time_us");
+    if (!r.busbw_GBps && !r.time_us) f.fail("measured_busbw_GBps", "give measured_busbw_GBps or measured_time_us");
+    r.algo = f.text_or("algo", "");
+    r.proto = f.text_or("proto", "");
+    r.machine = f.text_or("machine", "");
+    r.calibration = f.flag_or("calibration", false);
+    r.excluded = f.text_or("excluded", "");
+    r.source = f.text("source");
+    r.note = f.text_or("note", "");
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+std::vector<CollectiveRow> builtin_collective_rows() {
+  for (const auto& f : data::embedded_files()) {
+    if (f.path == "data/validation/collectives.yaml") {
+      return parse_collective_rows(std::string(f.text), "builtin:" + std::string(f.path));
+    }
+  }
+  return {};
+}
+
+std::vector<CollectiveCheck> check_collectives(const std::vector<CollectiveRow>& rows, const hw::Catalog& catalog) {
+  std::vector<CollectiveCheck> out;
+  for (const auto& row : rows) {
+    auto spec = base_spec(row, catalog);
+    topo::ClusterOverrides o;
+    o.nodes = row.nodes;
+    if (!row.network.empty()) o.network = row.network;
+    if (row.nics_per_node) o.nics_per_node = *row.nics_per_node;
+    if (row.p2p) o.p2p = *row.p2p;
+    if (row.gpudirect) o.gpudirect = *row.gpudirect;
+    if (row.nodes > 1 && spec.network.fabric == topo::FabricKind::single) {
+      // Multi-node measurements ran on real fabrics; a fat-tree holds any of these sizes.
+      o.fabric = topo::FabricKind::fat_tree;
+    }
+    topo::apply_overrides(spec, o, catalog);
+    const topo::Topology t(spec, catalog);
+    const comm::Communicator c(t, row.gpus);
+    comm::CollectiveRequest req;
+    req.op = *comm::parse_op(row.op);
+    req.size = row.size_bytes;
+    if (!row.algo.empty()) req.algo = comm::parse_algo(row.algo);
+    if (!row.proto.empty()) req.proto = comm::parse_proto(row.proto);
+    const auto res = comm::predict(c, req);
+    CollectiveCheck chk;
+    chk.row = row;
+    chk.band = row.size_bytes <= kSmall ? "<=64KiB" : row.size_bytes >= kLarge ? ">=64MiB" : "64KiB-64MiB";
+    chk.algorithm = comm::to_string(res.algo);
+    chk.protocol = comm::to_string(res.proto);
+    // Large messages are judged by bus bandwidth, small ones by time (what each is limited by);
+    // each row uses what its source printed when only one is given.
+    const bool use_time = row.time_us && (!row.busbw_GBps || row.size_bytes <= kSmall);
+    if (use_time) {
+      chk.metric = "time_us";
+      chk.measured = *row.time_us;
+      chk.predicted = res.time.value() * 1e6;
+    } else {
+      chk.metric = "busbw_GBps";
+      chk.measured = *row.busbw_GBps;
+      chk.predicted = res.busbw_GBps;
+    }
+    chk.error = (chk.predicted - chk.measured) / chk.measured;
+    out.push_back(chk);
+  }
+  return out;
+}
+
+}  // namespace gf::validate

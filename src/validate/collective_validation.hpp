@@ -1,0 +1,51 @@
+#pragma once
+// Validation of collective predictions against public nccl-tests results
+// (data/validation/collectives.yaml).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hw/catalog.hpp"
+
+namespace gf::validate {
+
+struct CollectiveRow {
+  std::string id;
+  std::string preset;
+  std::string cluster;
+  long nodes = 1;
+  long gpus = 0;
+  std::string network;
+  std::optional<int> nics_per_node;
+  std::optional<bool> p2p;
+  std::optional<bool> gpudirect;
+  std::string op;
+  double size_bytes = 0;
+  std::string dtype;
+  std::optional<double> busbw_GBps;
+  std::optional<double> time_us;
+  std::string algo;
+  std::string proto;
+  std::string machine;
+  bool calibration = false;
+  std::string excluded;  // why the row is left out of the error groups (its source calls the run faulty)
+  std::string source;
+  std::string note;
+};
+
+struct CollectiveCheck {
+  CollectiveRow row;
+  std::string band;     // "<=64KiB", "64KiB-64MiB", ">=64MiB"
+  std::string metric;   // "busbw" or "time"
+  double measured = 0;  // GB/s or us
+  double predicted = 0;
+  double error = 0;       // (predicted - measured) / measured
+  std::string algorithm;  // what the model chose
+  std::string protocol;
+};
+
+std::vector<CollectiveRow> parse_collective_rows(const std::string& text, const std::string& file);
+std::vector<CollectiveRow> builtin_collective_rows();
+std::vector<CollectiveCheck> check_collectives(const std::vector<CollectiveRow>& rows, const hw::Catalog& catalog);
+
+}  // namespace gf::validate
