@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
+#include <unordered_map>
 
 #include "comm/pattern.hpp"
 #include "core/error.hpp"
@@ -103,12 +106,44 @@ double closed_form(const Communicator& c, Op op, Algo algo, double size, double 
 }
 
 double flow_engine(const Communicator& c, Op op, Algo algo, double size, double inflate) {
-  sim::TaskGraph graph;
+  // Flows with the same path and size (the same edge in several channels) move as one weighted
+  // flow: max-min gives it the shares of all of them, so the result is unchanged.
+  struct Key {
+    std::vector<topo::LinkId> path;
+    double bytes;
+    bool operator==(const Key& o) const { return bytes == o.bytes && path == o.path; }
+  };
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const {
+      std::size_t h = std::hash<double>()(k.bytes);
+      for (const auto l : k.path) h = h * 1000003u ^ l;
+      return h;
+    }
+  };
+  std::unordered_map<Key, double, KeyHash> merged;
   emit_pattern(c, op, algo, size, inflate, PatternScope{false}, [&](std::span<const topo::LinkId> path, double bytes) {
-    graph.add_flow(path, Bytes(bytes), Seconds(0));
+    merged[Key{std::vector<topo::LinkId>(path.begin(), path.end()), bytes}] += 1.0;
   });
-  if (graph.size() == 0) return 0;
-  return sim::simulate(graph, c.capacity()).makespan.value();
+  if (merged.empty()) return 0;
+  // Deterministic order: the map's iteration order depends on the hash, so sort first.
+  std::vector<std::pair<const Key*, double>> flows;
+  flows.reserve(merged.size());
+  for (const auto& kv : merged) flows.push_back({&kv.first, kv.second});
+  std::sort(flows.begin(), flows.end(), [](const auto& a, const auto& b) {
+    if (a.first->bytes != b.first->bytes) return a.first->bytes < b.first->bytes;
+    return a.first->path < b.first->path;
+  });
+  sim::TaskGraph graph;
+  graph.reserve(flows.size(), flows.size() * 8);
+  for (const auto& [key, count] : flows) {
+    graph.add_flow(key->path, Bytes(key->bytes * count), Seconds(0), count);
+  }
+  const auto r = sim::simulate(graph, c.capacity());
+  if (std::getenv("GPUFABRIC_SIM_STATS") != nullptr) {
+    std::fprintf(stderr, "sim: %zu flows, %zu events, %zu rate recomputations\n", graph.size(), r.events,
+                 r.rate_recomputations);
+  }
+  return r.makespan.value();
 }
 
 bool available(const Communicator& c, Op op, Algo a) {
@@ -287,8 +322,9 @@ CollectiveResult predict(const Communicator& c, const CollectiveRequest& req) {
     if (options.empty()) options.push_back({algo.value_or(Algo::ring), proto.value_or(Proto::simple)});
   }
   const bool flow = req.engine == Engine::flow || (req.engine == Engine::automatic && c.ranks() <= kFlowEngineMaxRanks);
-  // Rank with the engine that gives the answer, so the choice and the reported time agree.
-  const Engine rank_engine = flow ? Engine::flow : Engine::analytic;
+  // Rank the candidates with the closed form (as NCCL ranks by its model), then time the chosen
+  // one with the requested engine. With one candidate, only that engine runs.
+  const Engine rank_engine = options.size() == 1 ? (flow ? Engine::flow : Engine::analytic) : Engine::analytic;
   double best = std::numeric_limits<double>::infinity();
   for (const auto& [a, p] : options) {
     const double t = latency(c, req.op, a, p).value() + data_time(c, req.op, a, p, req.size, rank_engine).value();
@@ -300,7 +336,9 @@ CollectiveResult predict(const Communicator& c, const CollectiveRequest& req) {
   }
   r.engine = flow ? Engine::flow : Engine::analytic;
   r.latency = latency(c, req.op, r.algo, r.proto);
-  r.data_time = data_time(c, req.op, r.algo, r.proto, req.size, r.engine);
+  r.data_time = options.size() == 1 && rank_engine == r.engine
+                    ? Seconds(best) - latency(c, req.op, r.algo, r.proto)
+                    : data_time(c, req.op, r.algo, r.proto, req.size, r.engine);
   r.time = r.latency + r.data_time;
   r.channels = channels(c, r.algo);
   r.algbw_GBps = r.time.value() > 0 ? req.size / r.time.value() / 1e9 : 0;

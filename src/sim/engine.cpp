@@ -54,7 +54,7 @@ public:
       if (queue_.empty()) break;
       now = queue_.top().time;
       // One batch: every event at this instant (relative tolerance for rounding).
-      const double horizon = now + std::max(1e-15, std::fabs(now) * 1e-12);
+      const double horizon = now + std::max(1e-15, std::fabs(now) * 1e-9);
       while (!queue_.empty() && queue_.top().time <= horizon) {
         const Event e = queue_.top();
         queue_.pop();
@@ -155,36 +155,50 @@ private:
       last_update_[f] = now;
     }
     // Water-filling: repeatedly saturate the link with the smallest fair share.
-    using Share = std::pair<double, LinkId>;
-    std::priority_queue<Share, std::vector<Share>, std::greater<>> heap;
+    // A min-heap on share alone (ties in any order: equal shares freeze at the same rate).
+    struct Share {
+      double share;
+      LinkId link;
+    };
+    struct Later {
+      bool operator()(const Share& a, const Share& b) const { return a.share > b.share; }
+    };
+    std::vector<Share> storage;
+    storage.reserve(links.size() * 4);
+    std::priority_queue<Share, std::vector<Share>, Later> heap(Later{}, std::move(storage));
     for (const LinkId l : links) {
       remaining_cap_[l] = capacity_[l];
-      unfrozen_[l] = static_cast<std::uint32_t>(link_flows_[l].size());
+      unfrozen_[l] = 0;
+      for (const TaskId f : link_flows_[l]) unfrozen_[l] += g_.weight(f);
       if (unfrozen_[l] > 0) heap.push({remaining_cap_[l] / unfrozen_[l], l});
     }
     while (!heap.empty()) {
       const auto [share, l] = heap.top();
       heap.pop();
-      if (unfrozen_[l] == 0) continue;
+      if (unfrozen_[l] <= 1e-12) continue;
       const double current = std::max(0.0, remaining_cap_[l]) / unfrozen_[l];
+      // Shares only grow as flows freeze, so every entry is a lower bound of its link's share.
+      // A stale entry goes back with its current share; an entry that is still exact is the
+      // true minimum. One entry per link keeps the heap small.
       if (current > share * (1 + 1e-12) + 1e-300) {
-        heap.push({current, l});  // stale entry: the share grew since it was pushed
+        heap.push({current, l});
         continue;
       }
       for (const TaskId f : link_flows_[l]) {
         if (flow_frozen_[f] == epoch_) continue;
         flow_frozen_[f] = epoch_;
-        set_rate(f, current, now);
+        const double w = g_.weight(f);
+        set_rate(f, current * w, now);
         for (const LinkId l2 : g_.path(f)) {
-          remaining_cap_[l2] -= current;
-          --unfrozen_[l2];
-          if (l2 != l && unfrozen_[l2] > 0) heap.push({std::max(0.0, remaining_cap_[l2]) / unfrozen_[l2], l2});
+          remaining_cap_[l2] -= current * w;
+          unfrozen_[l2] -= w;
         }
       }
     }
   }
 
   void set_rate(TaskId f, double rate, double now) {
+    if (rate == rate_[f] && last_update_[f] == now && rate > 0) return;  // the pending drain event still holds
     rate_[f] = rate;
     ++version_[f];
     const double t = rate > 0 ? now + remaining_[f] / rate : kInf;
@@ -197,7 +211,7 @@ private:
   std::vector<std::uint8_t> link_dirty_;
   std::vector<std::uint32_t> link_seen_;  // == epoch_: in the component being recomputed
   std::vector<double> remaining_cap_;
-  std::vector<std::uint32_t> unfrozen_;
+  std::vector<double> unfrozen_;  // sum of the weights of the link's flows not yet frozen
   std::vector<LinkId> dirty_links_;
   std::uint32_t epoch_ = 0;
 

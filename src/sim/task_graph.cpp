@@ -2,11 +2,12 @@
 
 namespace gf::sim {
 
-TaskId TaskGraph::add_flow(std::span<const LinkId> path, Bytes bytes, Seconds latency) {
+TaskId TaskGraph::add_flow(std::span<const LinkId> path, Bytes bytes, Seconds latency, double weight) {
   const auto id = static_cast<TaskId>(kind_.size());
   kind_.push_back(Kind::flow);
   amount_.push_back(bytes.value());
   latency_.push_back(latency.value());
+  weight_.push_back(weight);
   path_links_.insert(path_links_.end(), path.begin(), path.end());
   path_begin_.push_back(path_links_.size());
   deps_.push_back(0);
@@ -19,6 +20,7 @@ TaskId TaskGraph::add_delay(Seconds duration) {
   kind_.push_back(Kind::delay);
   amount_.push_back(duration.value());
   latency_.push_back(0);
+  weight_.push_back(0);
   path_begin_.push_back(path_links_.size());
   deps_.push_back(0);
   successors_.emplace_back();
@@ -34,6 +36,7 @@ void TaskGraph::reserve(std::size_t tasks, std::size_t path_links) {
   kind_.reserve(tasks);
   amount_.reserve(tasks);
   latency_.reserve(tasks);
+  weight_.reserve(tasks);
   path_begin_.reserve(tasks + 1);
   deps_.reserve(tasks);
   successors_.reserve(tasks);

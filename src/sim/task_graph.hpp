@@ -16,7 +16,9 @@ using TaskId = std::uint32_t;
 class TaskGraph {
 public:
   // A transfer of `bytes` over `path`; it finishes `latency` after its last byte leaves.
-  TaskId add_flow(std::span<const LinkId> path, Bytes bytes, Seconds latency);
+  // `weight` > 1 stands for that many identical flows moving together (they get that many
+  // max-min shares), which keeps symmetric patterns small without changing the result.
+  TaskId add_flow(std::span<const LinkId> path, Bytes bytes, Seconds latency, double weight = 1.0);
   // A task that takes a fixed time and uses no link.
   TaskId add_delay(Seconds duration);
   // `task` starts only after `before` has finished.
@@ -30,6 +32,7 @@ public:
   [[nodiscard]] double bytes(TaskId t) const { return amount_[t]; }     // flows
   [[nodiscard]] double duration(TaskId t) const { return amount_[t]; }  // delays, seconds
   [[nodiscard]] double latency(TaskId t) const { return latency_[t]; }
+  [[nodiscard]] double weight(TaskId t) const { return weight_[t]; }
   [[nodiscard]] std::uint32_t dependency_count(TaskId t) const { return deps_[t]; }
   [[nodiscard]] std::span<const TaskId> successors(TaskId t) const { return successors_[t]; }
   void reserve(std::size_t tasks, std::size_t path_links);
@@ -39,6 +42,7 @@ private:
   std::vector<Kind> kind_;
   std::vector<double> amount_;
   std::vector<double> latency_;
+  std::vector<double> weight_;
   std::vector<std::size_t> path_begin_{0};
   std::vector<LinkId> path_links_;
   std::vector<std::uint32_t> deps_;
