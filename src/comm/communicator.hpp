@@ -21,8 +21,10 @@ public:
   [[nodiscard]] long gpu_of(long rank) const { return (rank / ppn_) * t_.gpus_per_node() + rank % ppn_; }
   [[nodiscard]] long node_of(long rank) const { return rank / ppn_; }
   // `nic_choice` selects among the GPUs' equally near NICs for traffic between nodes.
+  // Traffic between leaves is spread over all equal-cost uplinks (NCCL opens several queue
+  // pairs per connection, and fabrics route adaptively), so routes use the uplink bundles.
   [[nodiscard]] topo::Route route(long a, long b, int nic_choice = 0) const {
-    return t_.route_gpus(gpu_of(a), gpu_of(b), nic_choice);
+    return t_.route_gpus(gpu_of(a), gpu_of(b), nic_choice, true);
   }
   // Link capacities in bytes/s as NCCL's kernels reach them (NVLink at NCCL's SM-copy
   // efficiency; everything else as the topology has it).

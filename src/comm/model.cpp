@@ -50,59 +50,75 @@ double ll_cap(const Communicator& c) {
 }
 
 // Closed form: by symmetry every node carries what node 0 carries, so the loads of node 0's
-// links (from the flows with an end on node 0) give the bottleneck; the switch tiers above the
-// leaves are bounded by the traffic each leaf (pod) sends up over its uplinks.
+// links (from the flows with an end on node 0) give the bottleneck. A leaf's (pod's) uplink
+// bundle carries what all its nodes send out of it: node 0's share times the nodes there.
 double closed_form(const Communicator& c, Op op, Algo algo, double size, double inflate) {
   const auto& t = c.topology();
   const auto& g = t.graph();
   const auto& cap = c.capacity();
-  std::vector<std::pair<topo::LinkId, double>> touched;
+  std::vector<topo::LinkId> touched;
   std::vector<double> load(cap.size(), 0.0);
   double leaving_leaf = 0;
   double leaving_pod = 0;
+  topo::LinkId leaf_bundle = 0;
+  topo::LinkId pod_bundle = 0;
   emit_pattern(c, op, algo, size, inflate, PatternScope{true}, [&](std::span<const topo::LinkId> path, double bytes) {
-    int up_tier = 0;
+    const bool from_node0 = !path.empty() && g.device(g.link(path.front()).src).node == 0;
     for (const auto l : path) {
-      if (load[l] == 0) touched.push_back({l, 0});
-      load[l] += bytes;
       const auto& link = g.link(l);
-      if (link.kind == topo::LinkKind::network) {
-        const auto& s = g.device(link.src);
-        const auto& d = g.device(link.dst);
-        if (s.kind == topo::DeviceKind::net_switch && d.kind == topo::DeviceKind::net_switch) {
-          up_tier = std::max(up_tier, static_cast<int>(std::max(s.tier, d.tier)));
+      if (link.kind == topo::LinkKind::bundle) {
+        if (!from_node0) continue;
+        const bool core = g.device(link.dst).tier == 3;
+        const bool upward = g.device(link.src).kind == topo::DeviceKind::net_switch || core;
+        if (!upward) continue;
+        if (core) {
+          leaving_pod += bytes;
+          pod_bundle = l;
+        } else {
+          leaving_leaf += bytes;
+          leaf_bundle = l;
         }
+        continue;
       }
-    }
-    // Only node 0's outgoing traffic is counted once per leaf/pod crossing.
-    if (!path.empty() && g.device(g.link(path.front()).src).node == 0) {
-      if (up_tier >= 2) leaving_leaf += bytes;
-      if (up_tier >= 3) leaving_pod += bytes;
+      if (load[l] == 0) touched.push_back(l);
+      load[l] += bytes;
     }
   });
   double worst = 0;
   const long node_devices = t.node().devices_per_node();
-  for (const auto& [l, unused] : touched) {
-    (void)unused;
+  for (const auto l : touched) {
     const auto& link = g.link(l);
     // Links of node 0 itself, or network links touching node 0's NICs.
-    const bool own = link.src < node_devices || link.dst < node_devices;
-    if (own) worst = std::max(worst, load[l] / cap[l]);
+    if (link.src < node_devices || link.dst < node_devices) worst = std::max(worst, load[l] / cap[l]);
   }
   if (const auto* f = t.fabric(); f != nullptr && f->shape().tiers >= 2 && c.nodes() > 1) {
     const auto& s = f->shape();
-    const double port = f->port_line_rate().value() * t.network().efficiency;
     const double nics = static_cast<double>(t.node().nics());
-    const double nodes_per_leaf = std::max(1.0, std::min(static_cast<double>(c.nodes()), s.down_ports / nics));
-    const double leaf_up = static_cast<double>(s.up_ports) * port;
-    if (s.kind != topo::FabricKind::rail) worst = std::max(worst, leaving_leaf * nodes_per_leaf / leaf_up);
-    if (s.tiers == 3) {
-      const double nodes_per_pod = std::min(static_cast<double>(c.nodes()), nodes_per_leaf * (s.radix / 2));
-      const double pod_up = static_cast<double>(s.aggs_per_pod) * (s.radix / 2) * port;
-      worst = std::max(worst, leaving_pod * nodes_per_pod / pod_up);
+    // Nodes whose NICs share node 0's leaf (all of a group's nodes, for rail leaves).
+    const double nodes_per_leaf = std::max(
+        1.0, std::min(static_cast<double>(c.nodes()),
+                      s.kind == topo::FabricKind::rail ? static_cast<double>(s.down_ports) : s.down_ports / nics));
+    // In a rail fabric each leaf holds one NIC per node: node 0 sends 1/nics of its traffic there.
+    const double leaf_share = s.kind == topo::FabricKind::rail ? 1.0 / nics : 1.0;
+    if (leaving_leaf > 0) worst = std::max(worst, leaving_leaf * leaf_share * nodes_per_leaf / cap[leaf_bundle]);
+    if (s.tiers == 3 && leaving_pod > 0) {
+      const double leaves_per_pod = static_cast<double>(s.radix / 2);
+      const double nodes_per_pod =
+          std::min(static_cast<double>(c.nodes()),
+                   s.kind == topo::FabricKind::rail ? nodes_per_leaf * leaves_per_pod / nics : nodes_per_leaf * leaves_per_pod);
+      worst = std::max(worst, leaving_pod * nodes_per_pod / cap[pod_bundle]);
     }
   }
   return worst;
+}
+
+double run_engine(const sim::TaskGraph& graph, const Communicator& c) {
+  const auto r = sim::simulate(graph, c.capacity());
+  if (std::getenv("GPUFABRIC_SIM_STATS") != nullptr) {
+    std::fprintf(stderr, "sim: %zu flows, %zu events, %zu rate recomputations\n", graph.size(), r.events,
+                 r.rate_recomputations);
+  }
+  return r.makespan.value();
 }
 
 double flow_engine(const Communicator& c, Op op, Algo algo, double size, double inflate) {
@@ -120,6 +136,13 @@ double flow_engine(const Communicator& c, Op op, Algo algo, double size, double 
       return h;
     }
   };
+  sim::TaskGraph graph;
+  if (op == Op::alltoall) {
+    // Every all-to-all flow has its own pair of end points: nothing to merge, so skip the map.
+    emit_pattern(c, op, algo, size, inflate, PatternScope{false},
+                 [&](std::span<const topo::LinkId> path, double bytes) { graph.add_flow(path, Bytes(bytes), Seconds(0)); });
+    return graph.size() == 0 ? 0 : run_engine(graph, c);
+  }
   std::unordered_map<Key, double, KeyHash> merged;
   emit_pattern(c, op, algo, size, inflate, PatternScope{false}, [&](std::span<const topo::LinkId> path, double bytes) {
     merged[Key{std::vector<topo::LinkId>(path.begin(), path.end()), bytes}] += 1.0;
@@ -133,17 +156,11 @@ double flow_engine(const Communicator& c, Op op, Algo algo, double size, double 
     if (a.first->bytes != b.first->bytes) return a.first->bytes < b.first->bytes;
     return a.first->path < b.first->path;
   });
-  sim::TaskGraph graph;
   graph.reserve(flows.size(), flows.size() * 8);
   for (const auto& [key, count] : flows) {
     graph.add_flow(key->path, Bytes(key->bytes * count), Seconds(0), count);
   }
-  const auto r = sim::simulate(graph, c.capacity());
-  if (std::getenv("GPUFABRIC_SIM_STATS") != nullptr) {
-    std::fprintf(stderr, "sim: %zu flows, %zu events, %zu rate recomputations\n", graph.size(), r.events,
-                 r.rate_recomputations);
-  }
-  return r.makespan.value();
+  return run_engine(graph, c);
 }
 
 bool available(const Communicator& c, Op op, Algo a) {
@@ -165,7 +182,7 @@ bool proto_available(const Communicator& c, Algo a, Proto p) {
   if (a == Algo::nvls || a == Algo::nvls_tree || a == Algo::collnet_direct || a == Algo::collnet_chain) {
     return p == Proto::simple;
   }
-  if (a == Algo::pat) return p != Proto::ll128;
+  if (a == Algo::pat || a == Algo::p2p) return p != Proto::ll128;  // NCCL's p2p and PAT have no LL128
   if (p == Proto::ll128) {
     // NCCL enables LL128 by default only over NVLink, and across nodes only with the NIC
     // close to the GPU (GPUDirect RDMA).
@@ -226,7 +243,9 @@ Seconds latency(const Communicator& c, Op op, Algo a, Proto p) {
       const long inter_steps = op == Op::all_reduce                               ? (nodes > 1 ? 2 * nodes : 0)
                                : op == Op::all_gather || op == Op::reduce_scatter ? nodes - 1
                                                                                   : (nodes > 1 ? nodes : 0);
-      if (op == Op::sendrecv) {
+      if (is_p2p(op)) {
+        // Point-to-point operations send to every peer at once: one step's latency (an
+        // assumption; NCCL's tuner has no figure for them).
         us += nodes > 1 ? inter : intra;
       } else {
         us += static_cast<double>(steps - inter_steps) * intra + static_cast<double>(inter_steps) * inter;

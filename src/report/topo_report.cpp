@@ -347,6 +347,7 @@ std::string topo_dot(const Topology& t) {
       "graph \"" + t.spec().name + "\" {\n  graph [overlap=false, splines=true];\n  node [shape=box, fontsize=10];\n";
   for (topo::DeviceId d = 0; d < g.device_count(); ++d) {
     const auto& dev = g.device(d);
+    if (dev.kind == topo::DeviceKind::fabric_plane) continue;
     const char* shape = dev.kind == topo::DeviceKind::gpu                                                    ? "box3d"
                         : dev.kind == topo::DeviceKind::net_switch || dev.kind == topo::DeviceKind::nvswitch ? "hexagon"
                         : dev.kind == topo::DeviceKind::cpu ? "component"
@@ -355,6 +356,7 @@ std::string topo_dot(const Topology& t) {
   }
   for (topo::LinkId l = 0; l < g.link_count(); l += 2) {
     const auto& link = g.link(l);
+    if (link.kind == topo::LinkKind::bundle) continue;
     out += fmt::format("  \"{}\" -- \"{}\" [label=\"{} {} GB/s\"];\n", g.name(link.src), g.name(link.dst),
                        to_string(link.kind), fixed(in_GBps(link.line_rate), 1));
   }

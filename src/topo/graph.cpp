@@ -12,6 +12,7 @@ const char* to_string(DeviceKind k) {
     case DeviceKind::nic: return "nic";
     case DeviceKind::storage: return "storage";
     case DeviceKind::net_switch: return "switch";
+    case DeviceKind::fabric_plane: return "plane";
   }
   return "?";
 }
@@ -23,6 +24,7 @@ const char* to_string(LinkKind k) {
     case LinkKind::socket: return "socket";
     case LinkKind::memory: return "memory";
     case LinkKind::network: return "network";
+    case LinkKind::bundle: return "bundle";
   }
   return "?";
 }
@@ -53,6 +55,7 @@ void Graph::reserve(std::size_t devices, std::size_t links) {
 
 std::string Graph::name(DeviceId id) const {
   const Device& d = devices_[id];
+  if (d.kind == DeviceKind::fabric_plane) return (d.tier == 2 ? "pod-plane" : "core-plane") + std::to_string(d.index);
   if (d.kind == DeviceKind::net_switch) {
     static const char* tiers[] = {"switch", "leaf", "spine", "core"};
     return std::string(tiers[d.tier < 4 ? d.tier : 0]) + std::to_string(d.index);

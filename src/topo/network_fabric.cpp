@@ -123,7 +123,11 @@ long NetworkFabric::leaf_of(long node, int nic) const {
 }
 
 std::size_t NetworkFabric::switch_count() const {
-  return static_cast<std::size_t>(shape_.leaves + shape_.spines + shape_.pods * shape_.aggs_per_pod + shape_.cores);
+  std::size_t planes = 0;
+  if (shape_.tiers == 2) planes = 1;
+  if (shape_.tiers == 3) planes = static_cast<std::size_t>(shape_.pods) + 1;
+  return static_cast<std::size_t>(shape_.leaves + shape_.spines + shape_.pods * shape_.aggs_per_pod + shape_.cores) +
+         planes;
 }
 
 std::size_t NetworkFabric::link_count() const {
@@ -133,6 +137,9 @@ std::size_t NetworkFabric::link_count() const {
     n += static_cast<std::size_t>(shape_.leaves * shape_.aggs_per_pod);
     n += static_cast<std::size_t>(shape_.pods * shape_.aggs_per_pod * shape_.cores_per_group);
   }
+  // Bundles: one per leaf, plus one per pod in three tiers.
+  if (shape_.tiers >= 2) n += static_cast<std::size_t>(shape_.leaves);
+  if (shape_.tiers == 3) n += static_cast<std::size_t>(shape_.pods);
   return 2 * n;
 }
 
@@ -188,6 +195,60 @@ void NetworkFabric::add_upper_links(Graph& g) {
       }
     }
   }
+}
+
+void NetworkFabric::add_bundles(Graph& g) {
+  if (shape_.tiers < 2) return;
+  auto add_plane = [&](std::uint8_t tier, long index) {
+    Device d;
+    d.kind = DeviceKind::fabric_plane;
+    d.tier = tier;
+    d.index = static_cast<std::int32_t>(index);
+    return g.add_device(d);
+  };
+  const long pods = shape_.tiers == 3 ? shape_.pods : 1;
+  std::vector<DeviceId> pod_plane;
+  for (long p = 0; p < pods; ++p) pod_plane.push_back(add_plane(2, p));
+  const double up = static_cast<double>(shape_.up_ports);
+  leaf_bundle_base_ = static_cast<LinkId>(g.link_count());
+  const long half = shape_.radix / 2;
+  for (long l = 0; l < shape_.leaves; ++l) {
+    const long p = shape_.tiers == 3 ? l / half : 0;
+    // Two switch hops: leaf -> spine (or aggregation) is where the latency is paid.
+    g.add_duplex(leaf_base_ + static_cast<DeviceId>(l), pod_plane[static_cast<std::size_t>(p)], port_line_ * up,
+                 port_capacity_ * up, switch_latency_, switch_latency_, LinkKind::bundle, shape_.up_ports);
+  }
+  if (shape_.tiers == 3) {
+    const DeviceId core = add_plane(3, 0);
+    const double width = static_cast<double>(shape_.aggs_per_pod * half);
+    pod_bundle_base_ = static_cast<LinkId>(g.link_count());
+    for (long p = 0; p < shape_.pods; ++p) {
+      g.add_duplex(pod_plane[static_cast<std::size_t>(p)], core, port_line_ * width, port_capacity_ * width,
+                   switch_latency_, switch_latency_, LinkKind::bundle, static_cast<int>(width));
+    }
+  }
+}
+
+void NetworkFabric::route_bundled(long n1, int r1, long n2, int r2, std::vector<LinkId>& out) const {
+  const long e1 = n1 * nics_per_node_ + r1;
+  const long e2 = n2 * nics_per_node_ + r2;
+  const long l1 = leaf_of(n1, r1);
+  const long l2 = leaf_of(n2, r2);
+  out.push_back(nic_link_base_ + static_cast<LinkId>(2 * e1));
+  if (l1 != l2) {
+    out.push_back(leaf_bundle_base_ + static_cast<LinkId>(2 * l1));
+    if (shape_.tiers == 3) {
+      const long half = shape_.radix / 2;
+      const long p1 = l1 / half;
+      const long p2 = l2 / half;
+      if (p1 != p2) {
+        out.push_back(pod_bundle_base_ + static_cast<LinkId>(2 * p1));
+        out.push_back(pod_bundle_base_ + static_cast<LinkId>(2 * p2) + 1);
+      }
+    }
+    out.push_back(leaf_bundle_base_ + static_cast<LinkId>(2 * l2) + 1);
+  }
+  out.push_back(nic_link_base_ + static_cast<LinkId>(2 * e2) + 1);
 }
 
 int NetworkFabric::route(long n1, int r1, long n2, int r2, std::uint64_t hash, std::vector<LinkId>& out) const {

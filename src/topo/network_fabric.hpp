@@ -42,6 +42,9 @@ public:
   // Appends the links from endpoint (n1, r1)'s NIC to endpoint (n2, r2)'s NIC; the ECMP
   // alternative is picked deterministically from `hash`. Returns the number of alternatives.
   int route(long n1, int r1, long n2, int r2, std::uint64_t hash, std::vector<LinkId>& out) const;
+  // The same route with every tier's uplinks taken as one bundle: traffic spread ideally over
+  // all equal-cost paths (as many queue pairs per connection and adaptive routing do).
+  void route_bundled(long n1, int r1, long n2, int r2, std::vector<LinkId>& out) const;
 
   [[nodiscard]] const FabricShape& shape() const { return shape_; }
   // The link from NIC `nic` of `node` up to its leaf switch; leaf -> NIC is this id + 1.
@@ -67,8 +70,11 @@ private:
   Bandwidth port_line_, port_capacity_;
   Bandwidth nic_line_, nic_capacity_;
   Seconds switch_latency_, endpoint_latency_;
+  void add_bundles(Graph& g);
+
   DeviceId leaf_base_ = 0, spine_base_ = 0, agg_base_ = 0, core_base_ = 0;
   LinkId nic_link_base_ = 0, up_link_base_ = 0, core_link_base_ = 0;
+  LinkId leaf_bundle_base_ = 0, pod_bundle_base_ = 0;  // leaf <-> plane, pod plane <-> core plane
 };
 
 template <typename NicDevice>
@@ -86,6 +92,7 @@ void NetworkFabric::build(Graph& g, NicDevice nic_device) {
     }
   }
   add_upper_links(g);
+  add_bundles(g);
 }
 
 }  // namespace gf::topo

@@ -81,7 +81,7 @@ Route Topology::shift(Route r, long node) const {
   return r;
 }
 
-Route Topology::route_gpus(long a, long b, int channel) const {
+Route Topology::route_gpus(long a, long b, int channel, bool ideal_ecmp) const {
   const long g = node_->gpus();
   const long na = a / g;
   const long nb = b / g;
@@ -102,8 +102,7 @@ Route Topology::route_gpus(long a, long b, int channel) const {
   if (gpudirect_active()) {
     r.transport = Transport::gpudirect_rdma;
     append_shifted(node_->pcie_path(gpu_a, nic_a).links, na, r.links);
-    r.ecmp_paths = fabric_->route(
-        na, ra, nb, rb, mix(static_cast<std::uint64_t>(a) * 0x100000001ULL + static_cast<std::uint64_t>(b)), r.links);
+    r.ecmp_paths = route_network(na, ra, nb, rb, a, b, ideal_ecmp, r.links);
     append_shifted(node_->pcie_path(nic_b, gpu_b).links, nb, r.links);
   } else {
     // Without GPUDirect the data is copied to host memory, sent from there by the NIC and
@@ -113,13 +112,22 @@ Route Topology::route_gpus(long a, long b, int channel) const {
     const int sb = node_->socket_of(gpu_b);
     append_shifted(node_->to_memory(gpu_a, sa).links, na, r.links);
     append_shifted(node_->from_memory(sa, nic_a).links, na, r.links);
-    r.ecmp_paths = fabric_->route(
-        na, ra, nb, rb, mix(static_cast<std::uint64_t>(a) * 0x100000001ULL + static_cast<std::uint64_t>(b)), r.links);
+    r.ecmp_paths = route_network(na, ra, nb, rb, a, b, ideal_ecmp, r.links);
     append_shifted(node_->to_memory(nic_b, sb).links, nb, r.links);
     append_shifted(node_->from_memory(sb, gpu_b).links, nb, r.links);
   }
   measure(r, graph_);
   return r;
+}
+
+int Topology::route_network(long na, int ra, long nb, int rb, long a, long b, bool ideal_ecmp,
+                            std::vector<LinkId>& out) const {
+  if (ideal_ecmp) {
+    fabric_->route_bundled(na, ra, nb, rb, out);
+    return fabric_->shape().up_ports > 0 ? fabric_->shape().up_ports : 1;
+  }
+  return fabric_->route(na, ra, nb, rb, mix(static_cast<std::uint64_t>(a) * 0x100000001ULL + static_cast<std::uint64_t>(b)),
+                        out);
 }
 
 Route Topology::route_gpu_to_memory(long gpu, int socket) const {

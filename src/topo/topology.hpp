@@ -40,7 +40,7 @@ public:
   [[nodiscard]] Route route_gpus(long a, long b) const { return route_gpus(a, b, 0); }
   // Between nodes, `channel` picks which of each GPU's nearest NICs carries the traffic
   // (channel 0 is nic_of_gpu), as NCCL spreads its channels over a GPU's NICs.
-  [[nodiscard]] Route route_gpus(long a, long b, int channel) const;
+  [[nodiscard]] Route route_gpus(long a, long b, int channel, bool ideal_ecmp = false) const;
   // GPU to/from host memory of socket `socket` in the same server.
   [[nodiscard]] Route route_gpu_to_memory(long gpu, int socket) const;
   [[nodiscard]] Route route_memory_to_gpu(int socket, long gpu) const;
@@ -53,6 +53,7 @@ public:
 
 private:
   [[nodiscard]] Route shift(Route r, long node) const;  // template ids -> node `node`
+  int route_network(long na, int ra, long nb, int rb, long a, long b, bool ideal_ecmp, std::vector<LinkId>& out) const;
   void append_shifted(const std::vector<LinkId>& local, long node, std::vector<LinkId>& out) const;
 
   ClusterSpec spec_;
