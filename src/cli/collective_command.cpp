@@ -62,6 +62,8 @@ void CollectiveOptions::add_to(CLI::App& app) {
                  "Force an algorithm, as NCCL_ALGO: Ring, Tree, NVLS, NVLSTree, CollNetDirect, "
                  "CollNetChain, PAT");
   app.add_option("--proto", proto, "Force a protocol, as NCCL_PROTO: LL, LL128, Simple");
+  app.add_option("-G,--cuda_graph", graph_iters,
+                 "Launch through CUDA graphs (nccl-tests -G N): no per-call launch cost");
   app.add_option("--engine", engine, "flow | analytic | auto (flow up to 256 ranks)");
   app.add_option("--format", format, "table | json | csv");
 }
@@ -104,6 +106,7 @@ std::string CollectiveOptions::run() const {
   else if (engine != "auto")
     throw InputError({}, "--engine", "got '" + engine + "'", "flow, analytic, auto");
 
+  req.cuda_graph = parse_whole("-G", graph_iters, 0, 1000000) > 0;
   const double lo = parse_size("-b", min_bytes);
   const double hi = parse_size("-e", max_bytes);
   if (lo > hi)

@@ -22,6 +22,7 @@ struct CollectiveOptions {
   std::string algo;
   std::string proto;
   std::string engine = "auto";
+  std::string graph_iters = "0";
   std::string format = "table";
 
   void add_to(CLI::App& app);

@@ -103,9 +103,9 @@ double closed_form(const Communicator& c, Op op, Algo algo, double size, double 
     if (leaving_leaf > 0) worst = std::max(worst, leaving_leaf * leaf_share * nodes_per_leaf / cap[leaf_bundle]);
     if (s.tiers == 3 && leaving_pod > 0) {
       const double leaves_per_pod = static_cast<double>(s.radix / 2);
-      const double nodes_per_pod =
-          std::min(static_cast<double>(c.nodes()),
-                   s.kind == topo::FabricKind::rail ? nodes_per_leaf * leaves_per_pod / nics : nodes_per_leaf * leaves_per_pod);
+      const double nodes_per_pod = std::min(static_cast<double>(c.nodes()), s.kind == topo::FabricKind::rail
+                                                                                ? nodes_per_leaf * leaves_per_pod / nics
+                                                                                : nodes_per_leaf * leaves_per_pod);
       worst = std::max(worst, leaving_pod * nodes_per_pod / cap[pod_bundle]);
     }
   }
@@ -139,8 +139,9 @@ double flow_engine(const Communicator& c, Op op, Algo algo, double size, double 
   sim::TaskGraph graph;
   if (op == Op::alltoall) {
     // Every all-to-all flow has its own pair of end points: nothing to merge, so skip the map.
-    emit_pattern(c, op, algo, size, inflate, PatternScope{false},
-                 [&](std::span<const topo::LinkId> path, double bytes) { graph.add_flow(path, Bytes(bytes), Seconds(0)); });
+    emit_pattern(
+        c, op, algo, size, inflate, PatternScope{false},
+        [&](std::span<const topo::LinkId> path, double bytes) { graph.add_flow(path, Bytes(bytes), Seconds(0)); });
     return graph.size() == 0 ? 0 : run_engine(graph, c);
   }
   std::unordered_map<Key, double, KeyHash> merged;
@@ -217,7 +218,7 @@ std::vector<std::pair<Algo, Proto>> candidates(const Communicator& c, Op op) {
   return out;
 }
 
-Seconds latency(const Communicator& c, Op op, Algo a, Proto p) {
+Seconds latency(const Communicator& c, Op op, Algo a, Proto p, LatencyUse use, bool cuda_graph) {
   const auto& n = nccl_params();
   const long ranks = c.ranks();
   const long nodes = c.nodes();
@@ -257,11 +258,11 @@ Seconds latency(const Communicator& c, Op op, Algo a, Proto p) {
       us += 2.0 * (std::min(1.0, static_cast<double>(ppn - 1)) * intra + static_cast<double>(ppn - 1) * 0.4) + inter;
       break;
     case Algo::collnet_chain: us += 2.0 * static_cast<double>(ppn - 1) * intra + inter; break;
-    case Algo::nvls: us = hop(HopKind::nvlink); break;
+    case Algo::nvls: us = use == LatencyUse::selection ? hop(HopKind::nvlink) : n.nvls_latency_us; break;
     case Algo::nvls_tree: us += hop(HopKind::nvlink) + 2.0 * log2_ceil(nodes) * inter; break;
     case Algo::pat: us += log2_ceil(ranks) * (nodes > 1 ? inter : intra); break;
   }
-  return microseconds(us + n.launch_overhead_us);
+  return microseconds(us + (cuda_graph ? 0.0 : n.launch_overhead_us));
 }
 
 Seconds data_time(const Communicator& c, Op op, Algo algo, Proto proto, double size, Engine engine) {
@@ -346,7 +347,8 @@ CollectiveResult predict(const Communicator& c, const CollectiveRequest& req) {
   const Engine rank_engine = options.size() == 1 ? (flow ? Engine::flow : Engine::analytic) : Engine::analytic;
   double best = std::numeric_limits<double>::infinity();
   for (const auto& [a, p] : options) {
-    const double t = latency(c, req.op, a, p).value() + data_time(c, req.op, a, p, req.size, rank_engine).value();
+    const double t = latency(c, req.op, a, p, LatencyUse::selection, req.cuda_graph).value() +
+                     data_time(c, req.op, a, p, req.size, rank_engine).value();
     if (t < best) {
       best = t;
       r.algo = a;
@@ -354,9 +356,9 @@ CollectiveResult predict(const Communicator& c, const CollectiveRequest& req) {
     }
   }
   r.engine = flow ? Engine::flow : Engine::analytic;
-  r.latency = latency(c, req.op, r.algo, r.proto);
+  r.latency = latency(c, req.op, r.algo, r.proto, LatencyUse::timing, req.cuda_graph);
   r.data_time = options.size() == 1 && rank_engine == r.engine
-                    ? Seconds(best) - latency(c, req.op, r.algo, r.proto)
+                    ? Seconds(best) - latency(c, req.op, r.algo, r.proto, LatencyUse::selection, req.cuda_graph)
                     : data_time(c, req.op, r.algo, r.proto, req.size, r.engine);
   r.time = r.latency + r.data_time;
   r.channels = channels(c, r.algo);

@@ -24,6 +24,7 @@ struct CollectiveRequest {
   std::optional<Algo> algo;
   std::optional<Proto> proto;
   Engine engine = Engine::automatic;
+  bool cuda_graph = false;  // launched from a CUDA graph (nccl-tests -G): no per-call launch cost
 };
 
 struct CollectiveResult {
@@ -48,6 +49,10 @@ CollectiveResult predict(const Communicator& c, const CollectiveRequest& req);
 
 // The two engines, for one fixed algorithm and protocol (exposed for tests and benchmarks).
 Seconds data_time(const Communicator& c, Op op, Algo algo, Proto proto, double size, Engine engine);
-Seconds latency(const Communicator& c, Op op, Algo algo, Proto proto);
+// NCCL's latency model as its tuner uses it (for choosing), or the time the latency part takes
+// (for reporting): they differ for NVLS, and by the launch cost outside CUDA graphs.
+enum class LatencyUse { selection, timing };
+Seconds latency(const Communicator& c, Op op, Algo algo, Proto proto, LatencyUse use = LatencyUse::timing,
+                bool cuda_graph = false);
 
 }  // namespace gf::comm

@@ -34,10 +34,10 @@ NcclParams parse_nccl_params(const std::string& text, const std::string& file) {
     for (auto& row : t)
       for (double& v : row) v = -1;
   const YAML::Node root = parse_yaml(text, file);
-  const Fields f(
-      root, file, "",
-      {"source", "base_latency_us", "hop_latency_us", "protocol_payload", "protocol_factor", "ll_max_busbw_GBps",
-       "nvlink_efficiency", "nvls_efficiency", "launch_overhead_us", "net_reference_latency_us", "calibration_source"});
+  const Fields f(root, file, "",
+                 {"source", "base_latency_us", "hop_latency_us", "protocol_payload", "protocol_factor",
+                  "ll_max_busbw_GBps", "nvlink_efficiency", "nvls_efficiency", "launch_overhead_us",
+                  "net_reference_latency_us", "nvls_latency_us", "calibration_source"});
   n.source = f.text("source");
   parse_table(f, "base_latency_us", n.base);
   const Fields hop(f.node("hop_latency_us"), file, "hop_latency_us", {"nvlink", "pcie", "net"});
@@ -76,6 +76,7 @@ NcclParams parse_nccl_params(const std::string& text, const std::string& file) {
   n.nvls_efficiency = f.fraction("nvls_efficiency");
   n.launch_overhead_us = f.number("launch_overhead_us");
   n.net_reference_latency_us = f.positive("net_reference_latency_us");
+  n.nvls_latency_us = f.positive("nvls_latency_us");
   n.calibration_source = f.text("calibration_source");
   return n;
 }

@@ -25,9 +25,11 @@ struct NcclParams {
   // NCCL moves NVLink data with SM loads/stores: the achieved fraction of line rate, by NVLink
   // generation.
   std::map<int, double> nvlink_efficiency;
-  double nvls_efficiency = 1.0;           // NVLS all-reduce algbw as a fraction of the NVLink line rate
-  double launch_overhead_us = 0.0;        // per collective call, as nccl-tests times it
-  double net_reference_latency_us = 1.0;  // endpoint latency of the network NCCL's figures come from
+  double nvls_efficiency = 1.0;     // NVLS all-reduce algbw as a fraction of the NVLink line rate
+  double launch_overhead_us = 0.0;  // per collective call, as nccl-tests times it
+  double net_reference_latency_us = 1.0;
+  double nvls_latency_us = 0.0;  // what an NVLS all_reduce takes (the table's figure is for the tuner)  // endpoint
+                                 // latency of the network NCCL's figures come from
   std::string calibration_source;
 
   [[nodiscard]] double base_us(Algo a, Proto p) const { return base[static_cast<int>(a)][static_cast<int>(p)]; }

@@ -14,7 +14,17 @@ using LinkId = std::uint32_t;
 
 // fabric_plane and bundle are virtual: one plane stands for all switches of a tier, and a bundle
 // for all of a leaf's (pod's) uplinks, so that traffic can be spread over ECMP paths ideally.
-enum class DeviceKind : std::uint8_t { gpu, cpu, memory, pcie_switch, nvswitch, nic, storage, net_switch, fabric_plane };
+enum class DeviceKind : std::uint8_t {
+  gpu,
+  cpu,
+  memory,
+  pcie_switch,
+  nvswitch,
+  nic,
+  storage,
+  net_switch,
+  fabric_plane
+};
 enum class LinkKind : std::uint8_t { nvlink, pcie, socket, memory, network, bundle };
 
 const char* to_string(DeviceKind k);

@@ -126,8 +126,8 @@ int Topology::route_network(long na, int ra, long nb, int rb, long a, long b, bo
     fabric_->route_bundled(na, ra, nb, rb, out);
     return fabric_->shape().up_ports > 0 ? fabric_->shape().up_ports : 1;
   }
-  return fabric_->route(na, ra, nb, rb, mix(static_cast<std::uint64_t>(a) * 0x100000001ULL + static_cast<std::uint64_t>(b)),
-                        out);
+  return fabric_->route(na, ra, nb, rb,
+                        mix(static_cast<std::uint64_t>(a) * 0x100000001ULL + static_cast<std::uint64_t>(b)), out);
 }
 
 Route Topology::route_gpu_to_memory(long gpu, int socket) const {

@@ -50,6 +50,7 @@ std::vector<CollectiveRow> parse_collective_rows(const std::string& text, const 
                     "measured_time_us",
                     "algo",
                     "proto",
+                    "cuda_graph",
                     "nccl_version",
                     "machine",
                     "calibration",
@@ -76,6 +77,7 @@ std::vector<CollectiveRow> parse_collective_rows(const std::string& text, const 
     if (!r.busbw_GBps && !r.time_us) f.fail("measured_busbw_GBps", "give measured_busbw_GBps or measured_time_us");
     r.algo = f.text_or("algo", "");
     r.proto = f.text_or("proto", "");
+    r.cuda_graph = f.flag_or("cuda_graph", false);
     r.machine = f.text_or("machine", "");
     r.calibration = f.flag_or("calibration", false);
     r.excluded = f.text_or("excluded", "");
@@ -117,6 +119,7 @@ std::vector<CollectiveCheck> check_collectives(const std::vector<CollectiveRow>&
     req.size = row.size_bytes;
     if (!row.algo.empty()) req.algo = comm::parse_algo(row.algo);
     if (!row.proto.empty()) req.proto = comm::parse_proto(row.proto);
+    req.cuda_graph = row.cuda_graph;
     const auto res = comm::predict(c, req);
     CollectiveCheck chk;
     chk.row = row;

@@ -26,6 +26,7 @@ struct CollectiveRow {
   std::optional<double> time_us;
   std::string algo;
   std::string proto;
+  bool cuda_graph = false;
   std::string machine;
   bool calibration = false;
   std::string excluded;  // why the row is left out of the error groups (its source calls the run faulty)
