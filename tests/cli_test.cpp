@@ -135,6 +135,75 @@ TEST(CliErrors, TheBinaryExitsWithCodeTwo) {
   EXPECT_EQ(WEXITSTATUS(status), 2);
 }
 
+TEST(CliCollective, LooksLikeNcclTests) {
+  const auto r = run({"collective", "all_reduce", "--preset", "dgx-h100", "-b", "8", "-e", "8G", "-f", "2"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("#        size        count      type   redop   root       time    algbw    busbw"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("# Avg bus bandwidth"), std::string::npos);
+  // 8 B to 8 GiB by factor 2: 31 rows.
+  std::size_t rows = 0;
+  for (std::size_t p = r.out.find("\n "); p != std::string::npos; p = r.out.find("\n ", p + 1)) ++rows;
+  EXPECT_EQ(rows, 31u);
+}
+
+TEST(CliCollective, JsonAndCsvRows) {
+  const auto j =
+      run({"collective", "all_gather", "--preset", "dgx-a100", "-b", "1M", "-e", "64M", "-f", "4", "--format", "json"});
+  ASSERT_EQ(j.code, 0) << j.err;
+  const auto doc = nlohmann::json::parse(j.out);
+  ASSERT_EQ(doc["rows"].size(), 4u);
+  for (const auto& row : doc["rows"]) {
+    for (const char* key : {"size_bytes", "time_us", "algbw_GBps", "busbw_GBps", "algorithm", "protocol"}) {
+      EXPECT_TRUE(row.contains(key)) << key;
+    }
+  }
+  const auto c = run({"collective", "alltoall", "--preset", "dgx-h100", "-b", "1M", "-e", "1M", "--format", "csv"});
+  ASSERT_EQ(c.code, 0) << c.err;
+  EXPECT_EQ(c.out.rfind("size_bytes,count,type,redop,root,time_us,algbw_GBps,busbw_GBps,algorithm,protocol", 0), 0u);
+}
+
+TEST(CliCollective, ForcedAlgorithmsAndWarnings) {
+  const auto r = run({"collective", "all_gather", "--preset", "dgx-h100", "-b", "1M", "-e", "1M", "--algo", "tree"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("# warning: NCCL_ALGO=Tree cannot run all_gather"), std::string::npos) << r.out;
+  const auto ring = run({"collective", "all_reduce", "--preset", "dgx-h100", "-b", "1G", "-e", "1G", "--algo", "Ring",
+                         "--proto", "Simple", "--format", "csv"});
+  ASSERT_EQ(ring.code, 0) << ring.err;
+  EXPECT_NE(ring.out.find(",Ring,Simple,"), std::string::npos) << ring.out;
+}
+
+TEST(CliCollective, BadInputExitsTwo) {
+  expect_bad_input(run({"collective", "allreduce", "--preset", "dgx-h100"}), "did you mean 'all_reduce'");
+  expect_bad_input(run({"collective", "all_reduce", "--preset", "dgx-h100", "-b", "0"}), "-b");
+  expect_bad_input(run({"collective", "all_reduce", "--preset", "dgx-h100", "-e", "2T"}), "more than 1 TiB");
+  expect_bad_input(run({"collective", "all_reduce", "--preset", "dgx-h100", "-b", "1G", "-e", "1M"}), "-b <= -e");
+  expect_bad_input(run({"collective", "all_reduce", "--preset", "dgx-h100", "-b", "8X"}), "64K");
+  expect_bad_input(run({"collective", "all_reduce", "--preset", "dgx-h100", "-f", "1"}), "-f");
+  expect_bad_input(run({"collective", "all_reduce", "--preset", "dgx-h100", "-d", "float128"}), "bfloat16");
+  expect_bad_input(run({"collective", "all_reduce", "--preset", "dgx-h100", "-o", "xor"}), "sum, prod");
+  expect_bad_input(run({"collective", "all_reduce", "--preset", "dgx-h100", "--gpus", "9"}), "cluster has 8 GPUs");
+  expect_bad_input(run({"collective", "all_reduce", "--preset", "dgx-a100", "--algo", "NVLS"}), "NVLink SHARP");
+  expect_bad_input(run({"collective", "all_reduce", "--preset", "dgx-h100", "--nodes", "2", "--network", "roce-400g",
+                        "--algo", "CollNetDirect"}),
+                   "SHARP");
+  expect_bad_input(run({"collective", "all_reduce", "--preset", "dgx-h100", "--algo", "Butterfly"}), "Ring, Tree");
+  expect_bad_input(run({"collective", "all_reduce", "--preset", "dgx-h100", "--proto", "LL64"}), "LL128");
+  expect_bad_input(run({"collective", "all_reduce", "--preset", "dgx-h100", "--engine", "fast"}), "flow, analytic");
+  expect_bad_input(run({"collective", "all_gather", "--preset", "dgx-h100", "-b", "8", "-e", "16"}),
+                   "below one float element per rank");
+}
+
+TEST(Cli, ValidateReportsBothSuites) {
+  const auto r = run({"validate"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("Point-to-point paths"), std::string::npos);
+  EXPECT_NE(r.out.find("Collectives: predicted vs nccl-tests"), std::string::npos);
+  EXPECT_NE(r.out.find(">=64MiB"), std::string::npos);
+  expect_bad_input(run({"validate", "--suite", "everything"}), "paths, collectives");
+}
+
 TEST(Cli, OutputIsDeterministic) {
   const auto a = run({"topo", "--preset", "dgx-h100", "--nodes", "64", "--fabric", "fat-tree", "--format", "json"});
   const auto b = run({"topo", "--preset", "dgx-h100", "--nodes", "64", "--fabric", "fat-tree", "--format", "json"});

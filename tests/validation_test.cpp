@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "test_support.hpp"
 #include "validate/path_validation.hpp"
@@ -62,6 +63,54 @@ TEST(Validation, BadRowsAreInputErrors) {
   });
   EXPECT_NE(msg.find("v.yaml:2"), std::string::npos) << msg;
   EXPECT_NE(msg.find("measured_GBps"), std::string::npos) << msg;
+}
+
+}  // namespace
+}  // namespace gf
+
+#include "report/validation_report.hpp"
+#include "validate/collective_validation.hpp"
+
+namespace gf {
+namespace {
+
+TEST(CollectiveValidation, RowsAreCitedAndCoverTheSizeBands) {
+  const auto rows = validate::builtin_collective_rows();
+  ASSERT_GE(rows.size(), 100u);
+  std::size_t small = 0, large = 0, multi = 0;
+  for (const auto& r : rows) {
+    EXPECT_FALSE(r.source.empty()) << r.id;
+    small += r.size_bytes <= 65536 ? 1 : 0;
+    large += r.size_bytes >= 67108864 ? 1 : 0;
+    multi += r.nodes > 1 ? 1 : 0;
+  }
+  EXPECT_GE(small, 15u);
+  EXPECT_GE(large, 20u);
+  EXPECT_GE(multi, 20u);
+}
+
+// Regression bounds on the independent rows (calibration and source-flagged rows left out).
+// They are looser than the issue's targets (10% at >= 64 MiB, 25% at <= 64 KiB), which the
+// model does not reach yet: see the validation report and the issue note for the rows it
+// gets wrong.
+TEST(CollectiveValidation, ErrorStaysWithinTheMeasuredBounds) {
+  const auto checks = validate::check_collectives(validate::builtin_collective_rows(), gf::test::catalog());
+  std::map<std::string, double> mape;
+  for (const auto& e : report::collective_band_errors(checks)) mape[e.group] = e.mape;
+  EXPECT_LT(mape.at(">=64MiB single node"), 0.20);
+  EXPECT_LT(mape.at(">=64MiB"), 0.25);
+  EXPECT_LT(mape.at("<=64KiB"), 0.40);
+}
+
+TEST(CollectiveValidation, CalibrationRowsReproduceTheirConstants) {
+  const auto checks = validate::check_collectives(validate::builtin_collective_rows(), gf::test::catalog());
+  int seen = 0;
+  for (const auto& c : checks) {
+    if (!c.row.calibration) continue;
+    ++seen;
+    EXPECT_LT(std::fabs(c.error), 0.02) << c.row.id;
+  }
+  EXPECT_GE(seen, 2);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <map>
 #include <unordered_map>
 
 #include "comm/pattern.hpp"
@@ -62,8 +63,9 @@ double closed_form(const Communicator& c, Op op, Algo algo, double size, double 
   double leaving_pod = 0;
   topo::LinkId leaf_bundle = 0;
   topo::LinkId pod_bundle = 0;
-  emit_pattern(c, op, algo, size, inflate, PatternScope{true}, [&](std::span<const topo::LinkId> path, double bytes) {
-    const bool from_node0 = !path.empty() && g.device(g.link(path.front()).src).node == 0;
+  const long node = representative_node(c, algo);
+  emit_pattern(c, op, algo, size, inflate, PatternScope{node}, [&](std::span<const topo::LinkId> path, double bytes) {
+    const bool from_node0 = !path.empty() && g.device(g.link(path.front()).src).node == node;
     for (const auto l : path) {
       const auto& link = g.link(l);
       if (link.kind == topo::LinkKind::bundle) {
@@ -85,11 +87,13 @@ double closed_form(const Communicator& c, Op op, Algo algo, double size, double 
     }
   });
   double worst = 0;
-  const long node_devices = t.node().devices_per_node();
+  const topo::DeviceId first = static_cast<topo::DeviceId>(node) * t.node().devices_per_node();
+  const topo::DeviceId last = first + t.node().devices_per_node();
+  auto own = [&](topo::DeviceId d) { return d >= first && d < last; };
   for (const auto l : touched) {
     const auto& link = g.link(l);
-    // Links of node 0 itself, or network links touching node 0's NICs.
-    if (link.src < node_devices || link.dst < node_devices) worst = std::max(worst, load[l] / cap[l]);
+    // Links of the node itself, or network links touching its NICs.
+    if (own(link.src) || own(link.dst)) worst = std::max(worst, load[l] / cap[l]);
   }
   if (const auto* f = t.fabric(); f != nullptr && f->shape().tiers >= 2 && c.nodes() > 1) {
     const auto& s = f->shape();
@@ -139,13 +143,13 @@ double flow_engine(const Communicator& c, Op op, Algo algo, double size, double 
   sim::TaskGraph graph;
   if (op == Op::alltoall) {
     // Every all-to-all flow has its own pair of end points: nothing to merge, so skip the map.
-    emit_pattern(
-        c, op, algo, size, inflate, PatternScope{false},
-        [&](std::span<const topo::LinkId> path, double bytes) { graph.add_flow(path, Bytes(bytes), Seconds(0)); });
+    emit_pattern(c, op, algo, size, inflate, PatternScope{}, [&](std::span<const topo::LinkId> path, double bytes) {
+      graph.add_flow(path, Bytes(bytes), Seconds(0));
+    });
     return graph.size() == 0 ? 0 : run_engine(graph, c);
   }
   std::unordered_map<Key, double, KeyHash> merged;
-  emit_pattern(c, op, algo, size, inflate, PatternScope{false}, [&](std::span<const topo::LinkId> path, double bytes) {
+  emit_pattern(c, op, algo, size, inflate, PatternScope{}, [&](std::span<const topo::LinkId> path, double bytes) {
     merged[Key{std::vector<topo::LinkId>(path.begin(), path.end()), bytes}] += 1.0;
   });
   if (merged.empty()) return 0;
@@ -265,18 +269,43 @@ Seconds latency(const Communicator& c, Op op, Algo a, Proto p, LatencyUse use, b
   return microseconds(us + (cuda_graph ? 0.0 : n.launch_overhead_us));
 }
 
-Seconds data_time(const Communicator& c, Op op, Algo algo, Proto proto, double size, Engine engine) {
-  if (size <= 0 || c.ranks() < 2) return Seconds(0);
-  const double factor = protocol_factor(c, op, algo, proto);
-  const double inflate = 1.0 / factor;
-  const bool flow = engine == Engine::flow || (engine == Engine::automatic && c.ranks() <= kFlowEngineMaxRanks);
-  double t = flow ? flow_engine(c, op, algo, size, inflate) : closed_form(c, op, algo, size, inflate);
-  if (proto == Proto::ll) {
-    // NCCL's LL bus-bandwidth cap.
-    const double bus_bytes = size * busbw_factor(op, c.ranks());
-    t = std::max(t, bus_bytes / ll_cap(c));
+namespace {
+
+// Data time of an algorithm's traffic at the protocol's wire overhead. Every flow's bytes scale
+// by the same factor, and max-min completion times scale with bytes, so one run at factor 1 is
+// scaled for each protocol.
+class DataTimes {
+public:
+  DataTimes(const Communicator& c, Op op, double size, bool flow) : c_(c), op_(op), size_(size), flow_(flow) {}
+
+  double get(Algo algo, Proto proto) {
+    if (size_ <= 0 || c_.ranks() < 2) return 0;
+    auto it = base_.find(algo);
+    if (it == base_.end()) {
+      const double t = flow_ ? flow_engine(c_, op_, algo, size_, 1.0) : closed_form(c_, op_, algo, size_, 1.0);
+      it = base_.emplace(algo, t).first;
+    }
+    double t = it->second / protocol_factor(c_, op_, algo, proto);
+    if (proto == Proto::ll) t = std::max(t, size_ * busbw_factor(op_, c_.ranks()) / ll_cap(c_));  // NCCL's LL cap
+    return t;
   }
-  return Seconds(t);
+
+private:
+  const Communicator& c_;
+  Op op_;
+  double size_;
+  bool flow_;
+  std::map<Algo, double> base_;
+};
+
+bool uses_flow_engine(const Communicator& c, Engine e) {
+  return e == Engine::flow || (e == Engine::automatic && c.ranks() <= kFlowEngineMaxRanks);
+}
+
+}  // namespace
+
+Seconds data_time(const Communicator& c, Op op, Algo algo, Proto proto, double size, Engine engine) {
+  return Seconds(DataTimes(c, op, size, uses_flow_engine(c, engine)).get(algo, proto));
 }
 
 CollectiveResult predict(const Communicator& c, const CollectiveRequest& req) {
@@ -341,14 +370,14 @@ CollectiveResult predict(const Communicator& c, const CollectiveRequest& req) {
     }
     if (options.empty()) options.push_back({algo.value_or(Algo::ring), proto.value_or(Proto::simple)});
   }
-  const bool flow = req.engine == Engine::flow || (req.engine == Engine::automatic && c.ranks() <= kFlowEngineMaxRanks);
+  const bool flow = uses_flow_engine(c, req.engine);
   // Rank the candidates with the closed form (as NCCL ranks by its model), then time the chosen
   // one with the requested engine. With one candidate, only that engine runs.
-  const Engine rank_engine = options.size() == 1 ? (flow ? Engine::flow : Engine::analytic) : Engine::analytic;
+  const bool rank_flow = options.size() == 1 ? flow : false;
+  DataTimes ranking(c, req.op, req.size, rank_flow);
   double best = std::numeric_limits<double>::infinity();
   for (const auto& [a, p] : options) {
-    const double t = latency(c, req.op, a, p, LatencyUse::selection, req.cuda_graph).value() +
-                     data_time(c, req.op, a, p, req.size, rank_engine).value();
+    const double t = latency(c, req.op, a, p, LatencyUse::selection, req.cuda_graph).value() + ranking.get(a, p);
     if (t < best) {
       best = t;
       r.algo = a;
@@ -357,9 +386,8 @@ CollectiveResult predict(const Communicator& c, const CollectiveRequest& req) {
   }
   r.engine = flow ? Engine::flow : Engine::analytic;
   r.latency = latency(c, req.op, r.algo, r.proto, LatencyUse::timing, req.cuda_graph);
-  r.data_time = options.size() == 1 && rank_engine == r.engine
-                    ? Seconds(best) - latency(c, req.op, r.algo, r.proto, LatencyUse::selection, req.cuda_graph)
-                    : data_time(c, req.op, r.algo, r.proto, req.size, r.engine);
+  r.data_time = Seconds(rank_flow == flow ? ranking.get(r.algo, r.proto)
+                                          : DataTimes(c, req.op, req.size, flow).get(r.algo, r.proto));
   r.time = r.latency + r.data_time;
   r.channels = channels(c, r.algo);
   r.algbw_GBps = r.time.value() > 0 ? req.size / r.time.value() / 1e9 : 0;

@@ -14,7 +14,7 @@ public:
   // One flow from rank a to rank b over the topology's route.
   void edge(long a, long b, double bytes, int nic_choice = 0) {
     if (a == b || bytes <= 0) return;
-    if (scope_.only_node0 && c_.node_of(a) != 0 && c_.node_of(b) != 0) return;
+    if (scope_.only_node >= 0 && c_.node_of(a) != scope_.only_node && c_.node_of(b) != scope_.only_node) return;
     const topo::Route r = c_.route(a, b, nic_choice);
     double wire = bytes * inflate_;
     // With peer-to-peer off, copies are staged through host memory and reach only part of the
@@ -24,7 +24,7 @@ public:
   }
 
   void raw(long node, std::span<const topo::LinkId> path, double bytes) {
-    if (scope_.only_node0 && node != 0) return;
+    if (scope_.only_node >= 0 && node != scope_.only_node) return;
     sink_(path, bytes * inflate_);
   }
 
@@ -179,6 +179,13 @@ void emit_alltoall(const Communicator& c, double size, Emitter& e) {
 }
 
 }  // namespace
+
+long representative_node(const Communicator& c, Algo algo) {
+  const bool tree = algo == Algo::tree || algo == Algo::nvls_tree;
+  // Node 1 is interior in the first tree (a parent and two children) and a leaf in the second:
+  // the most tree edges any node has.
+  return tree && c.nodes() >= 4 ? 1 : 0;
+}
 
 int channels(const Communicator& c, Algo algo) {
   // Across nodes NCCL runs two channels per NIC (or per GPU, whichever is more), at most 32.

@@ -13,8 +13,12 @@ namespace gf::comm {
 using FlowSink = std::function<void(std::span<const topo::LinkId> path, double bytes)>;
 
 struct PatternScope {
-  bool only_node0 = false;  // emit only edges with an end on node 0 (for the closed form)
+  long only_node = -1;  // >= 0: emit only edges with an end on this node (for the closed form)
 };
+
+// The node the closed form looks at: one that carries as much as any (an interior node of the
+// double binary tree for tree-based algorithms, node 0 otherwise).
+long representative_node(const Communicator& c, Algo algo);
 
 // Emits the flows of `op` with `algo` for a buffer of `size` bytes; every flow's bytes are
 // multiplied by `inflate` (the protocol's wire overhead).

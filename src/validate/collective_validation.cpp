@@ -89,12 +89,14 @@ std::vector<CollectiveRow> parse_collective_rows(const std::string& text, const 
 }
 
 std::vector<CollectiveRow> builtin_collective_rows() {
+  std::vector<CollectiveRow> rows;
   for (const auto& f : data::embedded_files()) {
-    if (f.path == "data/validation/collectives.yaml") {
-      return parse_collective_rows(std::string(f.text), "builtin:" + std::string(f.path));
+    if (f.path.starts_with("data/validation/collectives") && f.path.ends_with(".yaml")) {
+      auto more = parse_collective_rows(std::string(f.text), "builtin:" + std::string(f.path));
+      rows.insert(rows.end(), more.begin(), more.end());
     }
   }
-  return {};
+  return rows;
 }
 
 std::vector<CollectiveCheck> check_collectives(const std::vector<CollectiveRow>& rows, const hw::Catalog& catalog) {

@@ -1,0 +1,74 @@
+// Speed of the collective model: the flow engine and the closed form at scale.
+#include <benchmark/benchmark.h>
+
+#include "comm/model.hpp"
+#include "topo/cluster_loader.hpp"
+
+namespace {
+
+const gf::hw::Catalog& catalog() {
+  static const gf::hw::Catalog c = gf::hw::Catalog::builtin();
+  return c;
+}
+
+gf::topo::Topology dgx_h100(long nodes, int tiers) {
+  auto spec = gf::topo::load_preset("dgx-h100", catalog());
+  gf::topo::ClusterOverrides o;
+  o.nodes = nodes;
+  o.fabric = gf::topo::FabricKind::fat_tree;
+  o.tiers = tiers;
+  gf::topo::apply_overrides(spec, o, catalog());
+  return gf::topo::Topology(spec, catalog());
+}
+
+void predict(benchmark::State& state, long nodes, int tiers, gf::comm::Op op, double size, gf::comm::Engine engine,
+             std::optional<gf::comm::Algo> algo = {}) {
+  const auto t = dgx_h100(nodes, tiers);
+  const gf::comm::Communicator c(t, 0);
+  gf::comm::CollectiveRequest req;
+  req.op = op;
+  req.size = size;
+  req.engine = engine;
+  req.algo = algo;
+  if (algo) req.proto = gf::comm::Proto::simple;
+  double busbw = 0;
+  for (auto _ : state) {
+    const auto r = gf::comm::predict(c, req);
+    // The const overload: Debian's Google Benchmark 1.7.1 miscompiles DoNotOptimize on a
+    // non-const double under GCC 12 (its "+m,r" constraint).
+    benchmark::DoNotOptimize(r);
+    busbw = r.busbw_GBps;
+  }
+  state.counters["busbw_GBps"] = busbw;
+}
+
+// (a) all_reduce of 1 GiB on 1,024 GPUs (128 DGX H100, two-tier fat-tree), flow engine, with
+// the tuner's choice of algorithm (NVLS-tree) and with Ring forced.
+void BM_AllReduce1GiB_1024Gpus_Flow(benchmark::State& s) {
+  predict(s, 128, 2, gf::comm::Op::all_reduce, 1 << 30, gf::comm::Engine::flow);
+}
+BENCHMARK(BM_AllReduce1GiB_1024Gpus_Flow)->Unit(benchmark::kMillisecond);
+
+void BM_AllReduce1GiB_1024Gpus_Flow_Ring(benchmark::State& s) {
+  predict(s, 128, 2, gf::comm::Op::all_reduce, 1 << 30, gf::comm::Engine::flow, gf::comm::Algo::ring);
+}
+BENCHMARK(BM_AllReduce1GiB_1024Gpus_Flow_Ring)->Unit(benchmark::kMillisecond);
+
+// (b) the same on the closed form.
+void BM_AllReduce1GiB_1024Gpus_Analytic(benchmark::State& s) {
+  predict(s, 128, 2, gf::comm::Op::all_reduce, 1 << 30, gf::comm::Engine::analytic);
+}
+BENCHMARK(BM_AllReduce1GiB_1024Gpus_Analytic)->Unit(benchmark::kMicrosecond);
+
+void BM_AllReduce1GiB_1024Gpus_Analytic_Ring(benchmark::State& s) {
+  predict(s, 128, 2, gf::comm::Op::all_reduce, 1 << 30, gf::comm::Engine::analytic, gf::comm::Algo::ring);
+}
+BENCHMARK(BM_AllReduce1GiB_1024Gpus_Analytic_Ring)->Unit(benchmark::kMicrosecond);
+
+// (c) alltoall of 256 MiB on 4,096 GPUs (512 DGX H100, three-tier fat-tree), flow engine.
+void BM_AllToAll256MiB_4096Gpus_Flow(benchmark::State& s) {
+  predict(s, 512, 3, gf::comm::Op::alltoall, 256.0 * (1 << 20), gf::comm::Engine::flow);
+}
+BENCHMARK(BM_AllToAll256MiB_4096Gpus_Flow)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+}  // namespace

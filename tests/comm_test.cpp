@@ -1,0 +1,201 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "comm/model.hpp"
+#include "comm/nccl_params.hpp"
+#include "test_support.hpp"
+
+using gf::test::catalog;
+using gf::test::input_error;
+using gf::test::preset;
+
+namespace gf::comm {
+namespace {
+
+topo::ClusterOverrides nodes(long n, topo::FabricKind f = topo::FabricKind::fat_tree, int tiers = 2) {
+  topo::ClusterOverrides o;
+  o.nodes = n;
+  o.fabric = f;
+  o.tiers = tiers;
+  return o;
+}
+
+CollectiveResult run(const Communicator& c, Op op, double size, std::optional<Algo> algo = {},
+                     std::optional<Proto> proto = {}, Engine e = Engine::automatic) {
+  CollectiveRequest r;
+  r.op = op;
+  r.size = size;
+  r.algo = algo;
+  r.proto = proto;
+  r.engine = e;
+  return predict(c, r);
+}
+
+TEST(BusBandwidth, FactorsAreNcclTests) {
+  EXPECT_DOUBLE_EQ(busbw_factor(Op::all_reduce, 8), 2.0 * 7 / 8);
+  EXPECT_DOUBLE_EQ(busbw_factor(Op::all_gather, 8), 7.0 / 8);
+  EXPECT_DOUBLE_EQ(busbw_factor(Op::reduce_scatter, 16), 15.0 / 16);
+  EXPECT_DOUBLE_EQ(busbw_factor(Op::alltoall, 4), 3.0 / 4);
+  EXPECT_DOUBLE_EQ(busbw_factor(Op::broadcast, 8), 1.0);
+  EXPECT_DOUBLE_EQ(busbw_factor(Op::reduce, 8), 1.0);
+  EXPECT_DOUBLE_EQ(busbw_factor(Op::sendrecv, 8), 1.0);
+}
+
+TEST(Parameters, NcclTablesLoad) {
+  const auto& p = nccl_params();
+  EXPECT_DOUBLE_EQ(p.base_us(Algo::ring, Proto::simple), 8.4);
+  EXPECT_DOUBLE_EQ(p.hop_us(HopKind::net, Algo::tree, Proto::ll), 5.0);
+  EXPECT_DOUBLE_EQ(p.payload[static_cast<int>(Proto::ll)], 0.5);
+  EXPECT_FALSE(p.source.empty());
+  EXPECT_FALSE(p.calibration_source.empty());
+}
+
+// The closed form and the flow engine agree wherever the traffic is symmetric.
+TEST(Engines, ClosedFormAgreesWithFlowEngine) {
+  struct Shape {
+    const char* preset;
+    long nodes;
+    topo::FabricKind fabric;
+    int tiers;
+  };
+  const std::vector<Shape> shapes = {
+      {"dgx-h100", 1, topo::FabricKind::single, 2},     {"dgx-a100", 1, topo::FabricKind::single, 2},
+      {"pcie-8x-h100", 1, topo::FabricKind::single, 2}, {"pcie-4x-rtx4090", 1, topo::FabricKind::single, 2},
+      {"dgx1-v100", 1, topo::FabricKind::single, 2},    {"hgx-h100-4gpu", 1, topo::FabricKind::single, 2},
+      {"dgx-h100", 4, topo::FabricKind::single, 2},     {"dgx-h100", 16, topo::FabricKind::fat_tree, 2},
+      {"dgx-a100", 8, topo::FabricKind::fat_tree, 2},   {"dgx-h100", 32, topo::FabricKind::rail, 2},
+      {"aws-p5", 4, topo::FabricKind::fat_tree, 2},     {"dgx-h100", 80, topo::FabricKind::fat_tree, 3},
+  };
+  const std::vector<std::pair<Op, Algo>> patterns = {{Op::all_reduce, Algo::ring},     {Op::all_gather, Algo::ring},
+                                                     {Op::reduce_scatter, Algo::ring}, {Op::broadcast, Algo::ring},
+                                                     {Op::alltoall, Algo::p2p},        {Op::sendrecv, Algo::p2p}};
+  int compared = 0;
+  for (const auto& s : shapes) {
+    const auto t = preset(s.preset, nodes(s.nodes, s.fabric, s.tiers));
+    const Communicator c(t, 0);
+    for (const auto& [op, algo] : patterns) {
+      for (double size : {1 << 20, 1 << 30}) {
+        const double flow = data_time(c, op, algo, Proto::simple, size, Engine::flow).value();
+        const double closed = data_time(c, op, algo, Proto::simple, size, Engine::analytic).value();
+        ASSERT_GT(flow, 0) << s.preset << " " << to_string(op);
+        EXPECT_NEAR(closed / flow, 1.0, 0.02) << s.preset << " x" << s.nodes << " " << to_string(op) << " " << size
+                                              << ": closed " << closed << " flow " << flow;
+        ++compared;
+      }
+    }
+    if (t.node().nvswitch_sharp() && s.nodes == 1) {
+      const double flow = data_time(c, Op::all_reduce, Algo::nvls, Proto::simple, 1 << 30, Engine::flow).value();
+      const double closed = data_time(c, Op::all_reduce, Algo::nvls, Proto::simple, 1 << 30, Engine::analytic).value();
+      EXPECT_NEAR(closed / flow, 1.0, 0.02) << s.preset << " NVLS";
+    }
+  }
+  EXPECT_GE(compared, 100);
+}
+
+TEST(Ring, NvswitchRingRunsAtNcclsNvlinkRate) {
+  const auto t = preset("dgx-h100");
+  const Communicator c(t, 0);
+  const auto r = run(c, Op::all_reduce, 8.0 * (1 << 30), Algo::ring, Proto::simple);
+  // busbw of a ring all_reduce is one GPU's NVLink rate at NCCL's SM-copy efficiency.
+  const double expected = 18 * 25.0 * nccl_params().nvlink_efficiency.at(4);
+  EXPECT_NEAR(r.busbw_GBps, expected, 0.01 * expected);
+}
+
+TEST(Tuner, ChoosesLikeNccl) {
+  const auto h100 = preset("dgx-h100");
+  const Communicator c(h100, 0);
+  EXPECT_EQ(run(c, Op::all_reduce, 8).proto, Proto::ll);                // latency-bound: LL
+  EXPECT_EQ(run(c, Op::all_reduce, 8.0 * (1 << 30)).algo, Algo::nvls);  // NVLink SHARP for bulk
+  EXPECT_EQ(run(c, Op::all_gather, 1 << 30).algo, Algo::ring);
+  const auto a100 = preset("dgx-a100");
+  const Communicator ca(a100, 0);
+  EXPECT_NE(run(ca, Op::all_reduce, 1 << 30).algo, Algo::nvls);  // NVSwitch gen 2 has no NVLS
+  const auto pcie = preset("pcie-8x-l40s");
+  const Communicator cp(pcie, 0);
+  const auto big = run(cp, Op::all_reduce, 1 << 30);
+  EXPECT_EQ(big.algo, Algo::ring);
+  EXPECT_NE(big.proto, Proto::ll128);  // NCCL enables LL128 only over NVLink
+  const auto multi = preset("dgx-h100", nodes(4));
+  const Communicator cm(multi, 0);
+  EXPECT_EQ(run(cm, Op::all_reduce, 8.0 * (1 << 30)).algo, Algo::nvls_tree);
+}
+
+TEST(Tuner, BusBandwidthGrowsWithSizeAndSaturates) {
+  const auto t = preset("dgx-a100");
+  const Communicator c(t, 0);
+  double last = 0;
+  for (double s = 1024; s <= 8.0 * (1 << 30); s *= 8) {
+    const double bw = run(c, Op::all_reduce, s).busbw_GBps;
+    EXPECT_GE(bw, last * 0.999) << s;
+    last = bw;
+  }
+  EXPECT_NEAR(last, 300 * nccl_params().nvlink_efficiency.at(3), 10.0);
+}
+
+TEST(Forcing, HardwareThatCannotRunAnAlgorithmIsAnError) {
+  const auto a100 = preset("dgx-a100");
+  const Communicator c(a100, 0);
+  std::string msg = input_error([&] { (void)run(c, Op::all_reduce, 1 << 20, Algo::nvls); });
+  EXPECT_NE(msg.find("NVLink SHARP"), std::string::npos) << msg;
+  const auto roce = preset("dgx-h100", [] {
+    auto o = nodes(2);
+    o.network = "roce-400g";
+    return o;
+  }());
+  const Communicator cr(roce, 0);
+  msg = input_error([&] { (void)run(cr, Op::all_reduce, 1 << 20, Algo::collnet_direct); });
+  EXPECT_NE(msg.find("SHARP"), std::string::npos) << msg;
+}
+
+TEST(Forcing, AlgorithmsNcclWouldFallBackFromWarn) {
+  const auto t = preset("dgx-h100");
+  const Communicator c(t, 0);
+  const auto r = run(c, Op::all_gather, 1 << 20, Algo::tree);
+  EXPECT_EQ(r.algo, Algo::ring);
+  ASSERT_FALSE(r.warnings.empty());
+  EXPECT_NE(r.warnings.front().find("falls back to Ring"), std::string::npos) << r.warnings.front();
+  const auto nvls_ll = run(c, Op::all_reduce, 1 << 20, Algo::nvls, Proto::ll);
+  EXPECT_EQ(nvls_ll.proto, Proto::simple);
+  EXPECT_FALSE(nvls_ll.warnings.empty());
+  const auto sendrecv = run(c, Op::sendrecv, 1 << 20, Algo::ring);
+  EXPECT_FALSE(sendrecv.warnings.empty());
+}
+
+TEST(Communicator, RanksMustFitAndSpreadEvenly) {
+  const auto t = preset("dgx-h100", nodes(2));
+  EXPECT_EQ(Communicator(t, 0).ranks(), 16);
+  EXPECT_EQ(Communicator(t, 2).ranks_per_node(), 1);
+  EXPECT_NE(input_error([&] { Communicator c(t, 17); }).find("cluster has 16 GPUs"), std::string::npos);
+  EXPECT_NE(input_error([&] { Communicator c(t, 3); }).find("spread evenly"), std::string::npos);
+}
+
+TEST(DataPath, NoP2pAndNoGpuDirectCostBandwidth) {
+  auto off = nodes(1);
+  off.p2p = false;
+  const auto staged = preset("dgx-h100", off);
+  const auto direct = preset("dgx-h100");
+  EXPECT_LT(run(Communicator(staged, 0), Op::all_reduce, 1 << 30).busbw_GBps,
+            run(Communicator(direct, 0), Op::all_reduce, 1 << 30).busbw_GBps / 4);
+  // Brief case 6: gigabit Ethernet cannot carry gradient synchronization.
+  auto gige = nodes(2);
+  gige.network = "eth-1g";
+  gige.nics_per_node = 1;  // a gigabit server has one port
+  const auto slow = preset("dgx-h100", gige);
+  const auto fast = preset("dgx-h100", nodes(2));
+  const double slow_bw = run(Communicator(slow, 0), Op::all_reduce, 1 << 30).busbw_GBps;
+  const double fast_bw = run(Communicator(fast, 0), Op::all_reduce, 1 << 30).busbw_GBps;
+  EXPECT_LT(slow_bw, 0.25);  // 1 Gb/s = 0.125 GB/s on the wire
+  EXPECT_GT(fast_bw / slow_bw, 1000);
+}
+
+TEST(Determinism, SameRequestSameAnswer) {
+  const auto t = preset("dgx-h100", nodes(8));
+  const Communicator c(t, 0);
+  const auto a = run(c, Op::alltoall, 1 << 28, {}, {}, Engine::flow);
+  const auto b = run(c, Op::alltoall, 1 << 28, {}, {}, Engine::flow);
+  EXPECT_EQ(a.time.value(), b.time.value());
+}
+
+}  // namespace
+}  // namespace gf::comm
