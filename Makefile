@@ -18,9 +18,10 @@ $(BUILD)/build.ninja: | deps
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
-# The main job: the topology of a 32-node DGX H100 fat-tree, and one server's detail.
+# The main job: the topology of a 32-node DGX H100 fat-tree, then its all_reduce as nccl-tests prints it.
 run: build
 	./$(BUILD)/gpufabric topo --preset dgx-h100 --nodes 32 --fabric fat-tree
+	./$(BUILD)/gpufabric collective all_reduce --preset dgx-h100 --nodes 32 --fabric fat-tree -b 8 -e 8G -f 4
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
