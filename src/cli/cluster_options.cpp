@@ -10,16 +10,6 @@ namespace gf::cli {
 
 namespace {
 
-long parse_long(const std::string& flag, const std::string& v, long min, long max) {
-  long out = 0;
-  const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
-  if (ec != std::errc() || p != v.data() + v.size() || out < min || out > max) {
-    throw InputError({}, flag, "got '" + v + "'",
-                     "a whole number from " + std::to_string(min) + " to " + std::to_string(max));
-  }
-  return out;
-}
-
 double parse_double(const std::string& flag, const std::string& v) {
   try {
     std::size_t used = 0;
@@ -38,6 +28,16 @@ bool parse_on_off(const std::string& flag, const std::string& v) {
 }
 
 }  // namespace
+
+long parse_whole(const std::string& flag, const std::string& v, long min, long max) {
+  long out = 0;
+  const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+  if (ec != std::errc() || p != v.data() + v.size() || out < min || out > max) {
+    throw InputError({}, flag, "got '" + v + "'",
+                     "a whole number from " + std::to_string(min) + " to " + std::to_string(max));
+  }
+  return out;
+}
 
 void add_catalog_option(CLI::App& app, std::string& dir) {
   app.add_option("--catalog", dir, "Directory of extra catalog *.yaml files that override or extend the built-in one");
@@ -68,9 +68,9 @@ hw::Catalog ClusterOptions::load_catalog() const { return cli::load_catalog(cata
 
 topo::ClusterOverrides ClusterOptions::overrides() const {
   topo::ClusterOverrides o;
-  if (!nodes.empty()) o.nodes = parse_long("--nodes", nodes, 1, 1'000'000);
+  if (!nodes.empty()) o.nodes = parse_whole("--nodes", nodes, 1, 1'000'000);
   if (!network.empty()) o.network = network;
-  if (!nics_per_node.empty()) o.nics_per_node = static_cast<int>(parse_long("--nics-per-node", nics_per_node, 0, 64));
+  if (!nics_per_node.empty()) o.nics_per_node = static_cast<int>(parse_whole("--nics-per-node", nics_per_node, 0, 64));
   if (!fabric.empty()) {
     if (fabric == "single")
       o.fabric = topo::FabricKind::single;
@@ -81,7 +81,7 @@ topo::ClusterOverrides ClusterOptions::overrides() const {
     else
       throw InputError({}, "--fabric", "got '" + fabric + "'", "single, fat-tree, rail");
   }
-  if (!tiers.empty()) o.tiers = static_cast<int>(parse_long("--tiers", tiers, 2, 3));
+  if (!tiers.empty()) o.tiers = static_cast<int>(parse_whole("--tiers", tiers, 2, 3));
   if (!oversubscription.empty()) o.oversubscription = parse_double("--oversubscription", oversubscription);
   if (!gpudirect.empty()) o.gpudirect = parse_on_off("--gpudirect", gpudirect);
   if (!p2p.empty()) o.p2p = parse_on_off("--p2p", p2p);

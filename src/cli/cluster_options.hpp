@@ -22,6 +22,9 @@ struct ClusterOptions {
   [[nodiscard]] topo::ClusterOverrides overrides() const;
 };
 
+// A whole number from `min` to `max`, or an InputError naming `flag`.
+long parse_whole(const std::string& flag, const std::string& text, long min, long max);
+
 // Adds `--catalog DIR` only (for subcommands that need the catalog but no cluster).
 void add_catalog_option(CLI::App& app, std::string& dir);
 hw::Catalog load_catalog(const std::string& dir);

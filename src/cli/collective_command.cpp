@@ -16,15 +16,6 @@ namespace {
 
 constexpr double kMaxSize = 1099511627776.0;  // 1 TiB per rank buffer
 
-long parse_whole(const std::string& flag, const std::string& v, long min, long max) {
-  long out = 0;
-  const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
-  if (ec != std::errc() || p != v.data() + v.size() || out < min || out > max) {
-    throw InputError({}, flag, "got '" + v + "'", fmt::format("a whole number from {} to {}", min, max));
-  }
-  return out;
-}
-
 }  // namespace
 
 double parse_size(const std::string& flag, const std::string& text) {

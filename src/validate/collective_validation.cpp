@@ -7,6 +7,7 @@
 #include "data/embedded.hpp"
 #include "topo/cluster_loader.hpp"
 #include "topo/topology.hpp"
+#include "validate/machine.hpp"
 
 namespace gf::validate {
 
@@ -14,16 +15,6 @@ namespace {
 
 constexpr double kSmall = 65536.0;
 constexpr double kLarge = 67108864.0;
-
-topo::ClusterSpec base_spec(const CollectiveRow& row, const hw::Catalog& catalog) {
-  if (row.cluster.empty()) return topo::load_preset(row.preset, catalog);
-  const std::string path = "data/validation/clusters/" + row.cluster;
-  for (const auto& f : data::embedded_files()) {
-    if (f.path == path) return topo::parse_cluster(std::string(f.text), "builtin:" + path, catalog);
-  }
-  throw InputError({}, "rows[" + row.id + "].cluster", "no validation cluster file '" + row.cluster + "'",
-                   "a file in data/validation/clusters/");
-}
 
 }  // namespace
 
@@ -102,7 +93,7 @@ std::vector<CollectiveRow> builtin_collective_rows() {
 std::vector<CollectiveCheck> check_collectives(const std::vector<CollectiveRow>& rows, const hw::Catalog& catalog) {
   std::vector<CollectiveCheck> out;
   for (const auto& row : rows) {
-    auto spec = base_spec(row, catalog);
+    auto spec = row_machine(row.id, row.preset, row.cluster, catalog);
     topo::ClusterOverrides o;
     o.nodes = row.nodes;
     if (!row.network.empty()) o.network = row.network;

@@ -7,21 +7,9 @@
 #include "data/embedded.hpp"
 #include "topo/cluster_loader.hpp"
 #include "topo/topology.hpp"
+#include "validate/machine.hpp"
 
 namespace gf::validate {
-
-namespace {
-
-topo::ClusterSpec load_validation_cluster(const PathRow& row, const hw::Catalog& catalog) {
-  const std::string path = "data/validation/clusters/" + row.cluster;
-  for (const auto& f : data::embedded_files()) {
-    if (f.path == path) return topo::parse_cluster(std::string(f.text), "builtin:" + path, catalog);
-  }
-  throw InputError({}, "rows[" + row.id + "].cluster", "no validation cluster file '" + row.cluster + "'",
-                   "a file in data/validation/clusters/");
-}
-
-}  // namespace
 
 std::vector<PathRow> parse_path_rows(const std::string& text, const std::string& file) {
   const YAML::Node root = parse_yaml(text, file);
@@ -71,7 +59,7 @@ std::vector<PathResult> predict(const std::vector<PathRow>& rows, const hw::Cata
     const std::string key = row.preset + row.cluster + (row.p2p ? "" : "/nop2p");
     auto it = built.find(key);
     if (it == built.end()) {
-      auto spec = row.cluster.empty() ? topo::load_preset(row.preset, catalog) : load_validation_cluster(row, catalog);
+      auto spec = row_machine(row.id, row.preset, row.cluster, catalog);
       topo::ClusterOverrides o;
       o.p2p = row.p2p;
       topo::apply_overrides(spec, o, catalog);
