@@ -93,6 +93,24 @@ TEST(Engines, ClosedFormAgreesWithFlowEngine) {
   EXPECT_GE(compared, 100);
 }
 
+TEST(Hierarchical, ThreePhasesRunOneAfterAnother) {
+  const auto t = preset("dgx-h100", nodes(16));
+  const Communicator c(t, 0);
+  const double size = 1 << 30;
+  const double flow = data_time(c, Op::all_reduce, Algo::hierarchical, Proto::simple, size, Engine::flow).value();
+  const double closed = data_time(c, Op::all_reduce, Algo::hierarchical, Proto::simple, size, Engine::analytic).value();
+  EXPECT_NEAR(closed / flow, 1.0, 0.02);
+  // Intra-node reduce-scatter and all-gather at one GPU's NVLink rate, plus the per-rail ring
+  // across nodes at one NIC's rate: the phases add up.
+  const double nvlink = 18 * 25e9 * nccl_params().nvlink_efficiency.at(4);
+  const double nic = 50e9 * catalog().network("ib-ndr").efficiency;
+  const double expected = 2 * (7.0 / 8) * size / nvlink + 2.0 * 15 / 16 * size / 8 / nic;
+  EXPECT_NEAR(flow / expected, 1.0, 0.02);
+  // Not an NCCL algorithm: the tuner never picks it on its own.
+  EXPECT_NE(run(c, Op::all_reduce, size).algo, Algo::hierarchical);
+  EXPECT_EQ(run(c, Op::all_reduce, size, Algo::hierarchical).algo, Algo::hierarchical);
+}
+
 TEST(Ring, NvswitchRingRunsAtNcclsNvlinkRate) {
   const auto t = preset("dgx-h100");
   const Communicator c(t, 0);

@@ -51,7 +51,7 @@ void CollectiveOptions::add_to(CLI::App& app) {
   app.add_option("-r,--root", root, "Root rank of broadcast and reduce");
   app.add_option("--algo", algo,
                  "Force an algorithm, as NCCL_ALGO: Ring, Tree, NVLS, NVLSTree, CollNetDirect, "
-                 "CollNetChain, PAT");
+                 "CollNetChain, PAT, or Hierarchical (gpufabric's own)");
   app.add_option("--proto", proto, "Force a protocol, as NCCL_PROTO: LL, LL128, Simple");
   app.add_option("-G,--cuda_graph", graph_iters,
                  "Launch through CUDA graphs (nccl-tests -G N): no per-call launch cost");
@@ -83,7 +83,7 @@ std::string CollectiveOptions::run() const {
     req.algo = comm::parse_algo(algo);
     if (!req.algo) {
       throw InputError({}, "--algo", "unknown algorithm '" + algo + "'",
-                       "Ring, Tree, NVLS, NVLSTree, CollNetDirect, CollNetChain, PAT");
+                       "Ring, Tree, NVLS, NVLSTree, CollNetDirect, CollNetChain, PAT, Hierarchical");
     }
   }
   if (!proto.empty()) {

@@ -34,6 +34,7 @@ const char* to_string(Algo a) {
     case Algo::collnet_direct: return "CollNetDirect";
     case Algo::collnet_chain: return "CollNetChain";
     case Algo::pat: return "PAT";
+    case Algo::hierarchical: return "Hierarchical";
     case Algo::p2p: return "P2P";
   }
   return "?";
@@ -63,7 +64,7 @@ std::optional<Op> parse_op(const std::string& s) {
 
 std::optional<Algo> parse_algo(const std::string& s) {
   const std::string l = lower(s);
-  for (int i = 0; i <= static_cast<int>(Algo::pat); ++i) {
+  for (int i = 0; i <= static_cast<int>(Algo::hierarchical); ++i) {
     const auto a = static_cast<Algo>(i);
     if (l == lower(to_string(a))) return a;
   }

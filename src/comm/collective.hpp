@@ -7,7 +7,9 @@
 namespace gf::comm {
 
 enum class Op { all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv };
-enum class Algo { ring, tree, nvls, nvls_tree, collnet_direct, collnet_chain, pat, p2p };
+// hierarchical is gpufabric's own (reduce-scatter in each node, all-reduce across nodes per
+// rail, all-gather in each node): NCCL has no such algorithm, so it runs only when forced.
+enum class Algo { ring, tree, nvls, nvls_tree, collnet_direct, collnet_chain, pat, hierarchical, p2p };
 enum class Proto { ll, ll128, simple };
 
 const char* to_string(Op o);

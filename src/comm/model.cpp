@@ -53,7 +53,7 @@ double ll_cap(const Communicator& c) {
 // Closed form: by symmetry every node carries what node 0 carries, so the loads of node 0's
 // links (from the flows with an end on node 0) give the bottleneck. A leaf's (pod's) uplink
 // bundle carries what all its nodes send out of it: node 0's share times the nodes there.
-double closed_form(const Communicator& c, Op op, Algo algo, double size, double inflate) {
+double closed_form_phase(const Communicator& c, Op op, Algo algo, double size, double inflate, int phase) {
   const auto& t = c.topology();
   const auto& g = t.graph();
   const auto& cap = c.capacity();
@@ -64,28 +64,29 @@ double closed_form(const Communicator& c, Op op, Algo algo, double size, double 
   topo::LinkId leaf_bundle = 0;
   topo::LinkId pod_bundle = 0;
   const long node = representative_node(c, algo);
-  emit_pattern(c, op, algo, size, inflate, PatternScope{node}, [&](std::span<const topo::LinkId> path, double bytes) {
-    const bool from_node0 = !path.empty() && g.device(g.link(path.front()).src).node == node;
-    for (const auto l : path) {
-      const auto& link = g.link(l);
-      if (link.kind == topo::LinkKind::bundle) {
-        if (!from_node0) continue;
-        const bool core = g.device(link.dst).tier == 3;
-        const bool upward = g.device(link.src).kind == topo::DeviceKind::net_switch || core;
-        if (!upward) continue;
-        if (core) {
-          leaving_pod += bytes;
-          pod_bundle = l;
-        } else {
-          leaving_leaf += bytes;
-          leaf_bundle = l;
-        }
-        continue;
-      }
-      if (load[l] == 0) touched.push_back(l);
-      load[l] += bytes;
-    }
-  });
+  emit_pattern(c, op, algo, size, inflate, PatternScope{node, phase},
+               [&](std::span<const topo::LinkId> path, double bytes) {
+                 const bool from_node0 = !path.empty() && g.device(g.link(path.front()).src).node == node;
+                 for (const auto l : path) {
+                   const auto& link = g.link(l);
+                   if (link.kind == topo::LinkKind::bundle) {
+                     if (!from_node0) continue;
+                     const bool core = g.device(link.dst).tier == 3;
+                     const bool upward = g.device(link.src).kind == topo::DeviceKind::net_switch || core;
+                     if (!upward) continue;
+                     if (core) {
+                       leaving_pod += bytes;
+                       pod_bundle = l;
+                     } else {
+                       leaving_leaf += bytes;
+                       leaf_bundle = l;
+                     }
+                     continue;
+                   }
+                   if (load[l] == 0) touched.push_back(l);
+                   load[l] += bytes;
+                 }
+               });
   double worst = 0;
   const topo::DeviceId first = static_cast<topo::DeviceId>(node) * t.node().devices_per_node();
   const topo::DeviceId last = first + t.node().devices_per_node();
@@ -114,6 +115,13 @@ double closed_form(const Communicator& c, Op op, Algo algo, double size, double 
     }
   }
   return worst;
+}
+
+// Phases run one after another, so their times add up.
+double closed_form(const Communicator& c, Op op, Algo algo, double size, double inflate) {
+  double t = 0;
+  for (int ph = 0; ph < phases(op, algo); ++ph) t += closed_form_phase(c, op, algo, size, inflate, ph);
+  return t;
 }
 
 double run_engine(const sim::TaskGraph& graph, const Communicator& c) {
@@ -148,23 +156,37 @@ double flow_engine(const Communicator& c, Op op, Algo algo, double size, double 
     });
     return graph.size() == 0 ? 0 : run_engine(graph, c);
   }
-  std::unordered_map<Key, double, KeyHash> merged;
-  emit_pattern(c, op, algo, size, inflate, PatternScope{}, [&](std::span<const topo::LinkId> path, double bytes) {
-    merged[Key{std::vector<topo::LinkId>(path.begin(), path.end()), bytes}] += 1.0;
-  });
-  if (merged.empty()) return 0;
-  // Deterministic order: the map's iteration order depends on the hash, so sort first.
-  std::vector<std::pair<const Key*, double>> flows;
-  flows.reserve(merged.size());
-  for (const auto& kv : merged) flows.push_back({&kv.first, kv.second});
-  std::sort(flows.begin(), flows.end(), [](const auto& a, const auto& b) {
-    if (a.first->bytes != b.first->bytes) return a.first->bytes < b.first->bytes;
-    return a.first->path < b.first->path;
-  });
-  graph.reserve(flows.size(), flows.size() * 8);
-  for (const auto& [key, count] : flows) {
-    graph.add_flow(key->path, Bytes(key->bytes * count), Seconds(0), count);
+  // Each phase's flows start together; a zero-length barrier task joins them before the next
+  // phase starts.
+  std::optional<sim::TaskId> barrier;
+  for (int ph = 0; ph < phases(op, algo); ++ph) {
+    std::unordered_map<Key, double, KeyHash> merged;
+    emit_pattern(c, op, algo, size, inflate, PatternScope{-1, ph},
+                 [&](std::span<const topo::LinkId> path, double bytes) {
+                   merged[Key{std::vector<topo::LinkId>(path.begin(), path.end()), bytes}] += 1.0;
+                 });
+    // Deterministic order: the map's iteration order depends on the hash, so sort first.
+    std::vector<std::pair<const Key*, double>> flows;
+    flows.reserve(merged.size());
+    for (const auto& kv : merged) flows.push_back({&kv.first, kv.second});
+    std::sort(flows.begin(), flows.end(), [](const auto& a, const auto& b) {
+      if (a.first->bytes != b.first->bytes) return a.first->bytes < b.first->bytes;
+      return a.first->path < b.first->path;
+    });
+    std::vector<sim::TaskId> ids;
+    for (const auto& [key, count] : flows) {
+      const sim::TaskId id = graph.add_flow(key->path, Bytes(key->bytes * count), Seconds(0), count);
+      if (barrier) graph.add_dependency(*barrier, id);
+      ids.push_back(id);
+    }
+    if (ph + 1 < phases(op, algo)) {
+      const sim::TaskId next = graph.add_delay(Seconds(0));
+      for (const auto id : ids) graph.add_dependency(id, next);
+      if (ids.empty() && barrier) graph.add_dependency(*barrier, next);
+      barrier = next;
+    }
   }
+  if (graph.size() == 0) return 0;
   return run_engine(graph, c);
 }
 
@@ -178,6 +200,7 @@ bool available(const Communicator& c, Op op, Algo a) {
     case Algo::collnet_direct: return op == Op::all_reduce && multi && c.sharp_capable() && c.nvls_capable();
     case Algo::collnet_chain: return op == Op::all_reduce && multi && c.sharp_capable();
     case Algo::pat: return (op == Op::all_gather || op == Op::reduce_scatter) && multi && c.ranks_per_node() == 1;
+    case Algo::hierarchical: return op == Op::all_reduce && multi && c.ranks_per_node() > 1;
     case Algo::p2p: return is_p2p(op);
   }
   return false;
@@ -213,6 +236,7 @@ std::vector<std::pair<Algo, Proto>> candidates(const Communicator& c, Op op) {
     if (!available(c, op, static_cast<Algo>(a))) continue;
     // Like NCCL (NCCL_COLLNET_ENABLE=0 by default), CollNet runs only when asked for.
     if (static_cast<Algo>(a) == Algo::collnet_direct || static_cast<Algo>(a) == Algo::collnet_chain) continue;
+    if (static_cast<Algo>(a) == Algo::hierarchical) continue;  // not an NCCL algorithm: only when forced
     for (int p = 0; p < 3; ++p) {
       if (proto_available(c, static_cast<Algo>(a), static_cast<Proto>(p))) {
         out.push_back({static_cast<Algo>(a), static_cast<Proto>(p)});
@@ -227,7 +251,7 @@ Seconds latency(const Communicator& c, Op op, Algo a, Proto p, LatencyUse use, b
   const long ranks = c.ranks();
   const long nodes = c.nodes();
   const long ppn = c.ranks_per_node();
-  const Algo table = a == Algo::p2p ? Algo::ring : a;
+  const Algo table = a == Algo::p2p || a == Algo::hierarchical ? Algo::ring : a;
   const HopKind intra_kind = c.intra_hop();
   auto hop = [&](HopKind k) { return std::max(0.0, n.hop_us(k, table, p)); };
   const double base = std::max(0.0, n.base_us(table, p));
@@ -265,6 +289,10 @@ Seconds latency(const Communicator& c, Op op, Algo a, Proto p, LatencyUse use, b
     case Algo::nvls: us = use == LatencyUse::selection ? hop(HopKind::nvlink) : n.nvls_latency_us; break;
     case Algo::nvls_tree: us += hop(HopKind::nvlink) + 2.0 * log2_ceil(nodes) * inter; break;
     case Algo::pat: us += log2_ceil(ranks) * (nodes > 1 ? inter : intra); break;
+    case Algo::hierarchical:
+      // Two rings inside the node (reduce-scatter, all-gather) and one across nodes.
+      us += 2.0 * static_cast<double>(ppn - 1) * intra + 2.0 * static_cast<double>(nodes - 1) * inter;
+      break;
   }
   return microseconds(us + (cuda_graph ? 0.0 : n.launch_overhead_us));
 }

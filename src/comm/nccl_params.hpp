@@ -13,8 +13,8 @@ enum class HopKind { nvlink = 0, pcie = 1, net = 2 };
 struct NcclParams {
   std::string source;
   // base[algo][proto], hop[kind][algo][proto], microseconds; negative = not defined
-  double base[8][3];
-  double hop[3][8][3];
+  double base[9][3];
+  double hop[3][9][3];
   double payload[3];  // wire-byte payload fraction per protocol
   // Bus-bandwidth factor of each protocol relative to Simple: [table][proto], tables ring,
   // ring_other (not all_reduce, one node), tree, tree_single_node.

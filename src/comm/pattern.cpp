@@ -178,7 +178,28 @@ void emit_alltoall(const Communicator& c, double size, Emitter& e) {
   }
 }
 
+// Hierarchical all-reduce: phase 0 reduce-scatters inside each node (ring over the node's
+// ranks), phase 1 all-reduces each 1/p shard across nodes (a ring per local index, i.e. per
+// rail), phase 2 all-gathers inside each node.
+void emit_hierarchical(const Communicator& c, double size, int phase, Emitter& e) {
+  const int p = c.ranks_per_node();
+  const long nodes = c.nodes();
+  if (phase == 1) {
+    const double per_edge = 2.0 * static_cast<double>(nodes - 1) / static_cast<double>(nodes) * size / p;
+    for (int j = 0; j < p; ++j) {
+      for (long k = 0; k < nodes; ++k) e.edge(k * p + j, ((k + 1) % nodes) * p + j, per_edge);
+    }
+    return;
+  }
+  const double per_edge = static_cast<double>(p - 1) / p * size;
+  for (long k = 0; k < nodes; ++k) {
+    for (int j = 0; j < p; ++j) e.edge(k * p + j, k * p + (j + 1) % p, per_edge);
+  }
+}
+
 }  // namespace
+
+int phases(Op op, Algo algo) { return op == Op::all_reduce && algo == Algo::hierarchical ? 3 : 1; }
 
 long representative_node(const Communicator& c, Algo algo) {
   const bool tree = algo == Algo::tree || algo == Algo::nvls_tree;
@@ -218,6 +239,13 @@ void emit_pattern(const Communicator& c, Op op, Algo algo, double size, double i
       return;
     case Algo::collnet_direct:
     case Algo::collnet_chain: emit_collnet(c, size, e); return;
+    case Algo::hierarchical:
+      if (op == Op::all_reduce) {
+        emit_hierarchical(c, size, scope.phase, e);
+        return;
+      }
+      emit_ring(c, op, size, e);
+      return;
     default: emit_ring(c, op, size, e); return;
   }
 }

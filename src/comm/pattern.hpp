@@ -14,7 +14,11 @@ using FlowSink = std::function<void(std::span<const topo::LinkId> path, double b
 
 struct PatternScope {
   long only_node = -1;  // >= 0: emit only edges with an end on this node (for the closed form)
+  int phase = 0;        // for algorithms in several phases, the one to emit
 };
+
+// Phases that run one after another (each phase's flows run concurrently).
+int phases(Op op, Algo algo);
 
 // The node the closed form looks at: one that carries as much as any (an interior node of the
 // double binary tree for tree-based algorithms, node 0 otherwise).
