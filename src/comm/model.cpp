@@ -286,7 +286,11 @@ Seconds latency(const Communicator& c, Op op, Algo a, Proto p, LatencyUse use, b
       us += 2.0 * (std::min(1.0, static_cast<double>(ppn - 1)) * intra + static_cast<double>(ppn - 1) * 0.4) + inter;
       break;
     case Algo::collnet_chain: us += 2.0 * static_cast<double>(ppn - 1) * intra + inter; break;
-    case Algo::nvls: us = use == LatencyUse::selection ? hop(HopKind::nvlink) : n.nvls_latency_us; break;
+    case Algo::nvls:
+      us = use == LatencyUse::selection
+               ? hop(HopKind::nvlink)
+               : n.nvls_latency_base_us + n.nvls_latency_per_rank_us * static_cast<double>(ranks - 1);
+      break;
     case Algo::nvls_tree: us += hop(HopKind::nvlink) + 2.0 * log2_ceil(nodes) * inter; break;
     case Algo::pat: us += log2_ceil(ranks) * (nodes > 1 ? inter : intra); break;
     case Algo::hierarchical:

@@ -76,7 +76,9 @@ NcclParams parse_nccl_params(const std::string& text, const std::string& file) {
   n.nvls_efficiency = f.fraction("nvls_efficiency");
   n.launch_overhead_us = f.number("launch_overhead_us");
   n.net_reference_latency_us = f.positive("net_reference_latency_us");
-  n.nvls_latency_us = f.positive("nvls_latency_us");
+  const Fields nl(f.node("nvls_latency_us"), file, "nvls_latency_us", {"base", "per_rank"});
+  n.nvls_latency_base_us = nl.number("base");
+  n.nvls_latency_per_rank_us = nl.number("per_rank");
   n.calibration_source = f.text("calibration_source");
   return n;
 }

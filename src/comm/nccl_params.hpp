@@ -28,7 +28,10 @@ struct NcclParams {
   double nvls_efficiency = 1.0;     // NVLS all-reduce algbw as a fraction of the NVLink line rate
   double launch_overhead_us = 0.0;  // per collective call, as nccl-tests times it
   double net_reference_latency_us = 1.0;
-  double nvls_latency_us = 0.0;  // what an NVLS all_reduce takes (the table's figure is for the tuner)  // endpoint
+  // What an NVLS all_reduce's fixed part takes (the table's figure is for the tuner):
+  // base + per_rank x (ranks - 1).
+  double nvls_latency_base_us = 0.0;
+  double nvls_latency_per_rank_us = 0.0;  // endpoint
                                  // latency of the network NCCL's figures come from
   std::string calibration_source;
 
