@@ -1,9 +1,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 
 #include "comm/model.hpp"
 #include "comm/nccl_params.hpp"
+#include "comm/pattern.hpp"
 #include "test_support.hpp"
 
 using gf::test::catalog;
@@ -109,6 +111,27 @@ TEST(Hierarchical, ThreePhasesRunOneAfterAnother) {
   // Not an NCCL algorithm: the tuner never picks it on its own.
   EXPECT_NE(run(c, Op::all_reduce, size).algo, Algo::hierarchical);
   EXPECT_EQ(run(c, Op::all_reduce, size, Algo::hierarchical).algo, Algo::hierarchical);
+}
+
+TEST(Ring, MeshRingsStayOnNvlinkAndSpreadOverLinks) {
+  // DGX-1: a hybrid cube-mesh, where some GPU pairs have no NVLink. NCCL's rings use only
+  // NVLink hops, and different channels take different cycles.
+  const auto t = preset("dgx1-v100");
+  const Communicator c(t, 0);
+  EXPECT_TRUE(c.nvlink_intra());
+  std::set<std::vector<int>> cycles;
+  for (int ch = 0; ch < channels(c, Algo::ring); ++ch) {
+    const auto& ring = c.intra_ring(ch);
+    cycles.insert(ring);
+    for (std::size_t i = 0; i < ring.size(); ++i) {
+      const auto r = t.node().gpu_to_gpu(ring[i], ring[(i + 1) % ring.size()], true);
+      EXPECT_EQ(r.transport, topo::Transport::nvlink) << ring[i] << "->" << ring[(i + 1) % ring.size()];
+    }
+  }
+  EXPECT_GE(cycles.size(), 2u);
+  // Several cycles together carry more than one NVLink 2 link's worth.
+  const auto r = run(c, Op::all_reduce, 1 << 30, Algo::ring, Proto::simple);
+  EXPECT_GT(r.busbw_GBps, 2 * 25.0 * nccl_params().nvlink_efficiency.at(2));
 }
 
 TEST(Ring, NvswitchRingRunsAtNcclsNvlinkRate) {

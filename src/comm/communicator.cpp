@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <limits>
+#include <numeric>
+
 #include "core/error.hpp"
 
 namespace gf::comm {
@@ -54,6 +58,65 @@ Communicator::Communicator(const topo::Topology& t, long ranks) : t_(t) {
   amd_cpu_ = t.cpu_spec().name.find("epyc") != std::string::npos ||
              t.cpu_spec().name.find("threadripper") != std::string::npos;
   staging_efficiency_ = t.node().staging_efficiency();
+  channels_hint_ = gpu.nvlink ? std::clamp(gpu.nvlink->links, 2, 32) : 2;
+  search_intra_ring();
+}
+
+void Communicator::search_intra_ring() {
+  std::vector<int> natural(static_cast<std::size_t>(ppn_));
+  std::iota(natural.begin(), natural.end(), 0);
+  intra_rings_ = {natural};
+  const auto& node = t_.node();
+  const bool mesh = t_.spec().node.gpu_fabric == topo::GpuFabric::nvlink_mesh && t_.spec().p2p;
+  // Brute force over the orders with rank 0 first: at most 9! = 362,880 for 10 GPUs.
+  if (!mesh || ppn_ < 3 || ppn_ > 10) return;
+  const auto n = static_cast<std::size_t>(ppn_);
+  std::vector<std::vector<double>> residual(n, std::vector<double>(n, 0.0));
+  for (int a = 0; a < ppn_; ++a) {
+    for (int b = 0; b < ppn_; ++b) {
+      if (a == b) continue;
+      const auto r = node.gpu_to_gpu(a, b, true);
+      if (r.transport != topo::Transport::nvlink) continue;  // NCCL's rings stay on NVLink
+      double cap = std::numeric_limits<double>::infinity();
+      for (const auto l : r.links) cap = std::min(cap, capacity_[l]);
+      residual[static_cast<std::size_t>(a)][static_cast<std::size_t>(b)] = cap;
+    }
+  }
+  std::vector<std::vector<int>> rings;
+  const int wanted = std::max(1, channels_hint_ / 2);
+  for (int k = 0; k < wanted; ++k) {
+    std::vector<int> order = natural;
+    std::vector<int> best;
+    double best_min = 0;
+    double best_sum = 0;
+    do {
+      double mn = std::numeric_limits<double>::infinity();
+      double sum = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        const double b = residual[static_cast<std::size_t>(order[i])][static_cast<std::size_t>(order[(i + 1) % n])];
+        mn = std::min(mn, b);
+        sum += b;
+      }
+      if (mn > best_min * (1 + 1e-12) || (mn > 0 && mn >= best_min * (1 - 1e-12) && sum > best_sum * (1 + 1e-12))) {
+        best_min = mn;
+        best_sum = sum;
+        best = order;
+      }
+    } while (std::next_permutation(order.begin() + 1, order.end()));
+    if (best.empty()) break;  // no NVLink-only cycle left
+    rings.push_back(best);
+    // A cycle runs in both directions (two channels), using its bottleneck share of every hop.
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto a = static_cast<std::size_t>(best[i]);
+      const auto b = static_cast<std::size_t>(best[(i + 1) % n]);
+      residual[a][b] -= best_min;
+      residual[b][a] -= best_min;
+    }
+  }
+  if (rings.empty()) return;
+  intra_rings_ = rings;
+  bidirectional_rings_ = true;
+  nvlink_intra_ = true;  // NCCL's rings here are all NVLink hops
 }
 
 std::string Communicator::describe() const {

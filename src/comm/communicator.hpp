@@ -38,6 +38,17 @@ public:
   [[nodiscard]] int gpu_arch() const { return arch_; }  // 0 Volta, 1 Ampere, 2 Hopper or newer
   [[nodiscard]] bool amd_cpu() const { return amd_cpu_; }
   [[nodiscard]] double staging_efficiency() const { return staging_efficiency_; }
+  // The order of a node's local ranks around NCCL's rings. On an NVSwitch or PCIe node it is
+  // 0, 1, ..., p-1; on a direct NVLink mesh (DGX-1's hybrid cube-mesh) it is the Hamiltonian
+  // cycle with the fastest slowest hop, as NCCL's ring search finds.
+  // On a mesh, channel pairs take different cycles: each next cycle is the best one on the
+  // NVLink capacity the previous cycles left, as NCCL's search spreads its rings over links.
+  [[nodiscard]] const std::vector<int>& intra_ring(int channel = 0) const {
+    return intra_rings_[static_cast<std::size_t>(channel / (bidirectional_rings_ ? 2 : 1)) % intra_rings_.size()];
+  }
+  // Whether channels alternate the ring's direction (on a mesh, to use both directions of
+  // every NVLink).
+  [[nodiscard]] bool bidirectional_rings() const { return bidirectional_rings_; }
   // One line on the hardware, for output headers.
   [[nodiscard]] std::string describe() const;
 
@@ -53,6 +64,11 @@ private:
   int arch_ = 2;
   bool amd_cpu_ = false;
   double staging_efficiency_ = 1.0;
+  std::vector<std::vector<int>> intra_rings_;
+  bool bidirectional_rings_ = false;
+  int channels_hint_ = 2;
+
+  void search_intra_ring();
 };
 
 }  // namespace gf::comm

@@ -32,7 +32,7 @@ struct NcclParams {
   // base + per_rank x (ranks - 1).
   double nvls_latency_base_us = 0.0;
   double nvls_latency_per_rank_us = 0.0;  // endpoint
-                                 // latency of the network NCCL's figures come from
+                                          // latency of the network NCCL's figures come from
   std::string calibration_source;
 
   [[nodiscard]] double base_us(Algo a, Proto p) const { return base[static_cast<int>(a)][static_cast<int>(p)]; }

@@ -39,10 +39,16 @@ private:
 // that different channels leave a node through different GPUs (and so different NICs).
 std::vector<long> ring_order(const Communicator& c, int channel) {
   const int p = c.ranks_per_node();
+  const auto& ring = c.intra_ring(channel);
+  const bool reverse = c.bidirectional_rings() && channel % 2 == 1;
   std::vector<long> order;
   order.reserve(static_cast<std::size_t>(c.ranks()));
   for (long k = 0; k < c.nodes(); ++k) {
-    for (int j = 0; j < p; ++j) order.push_back(k * p + (channel + 1 + j) % p);
+    for (int j = 0; j < p; ++j) {
+      const int step = (channel + 1 + j) % p;
+      const int pos = reverse ? (p - step) % p : step;
+      order.push_back(k * p + ring[static_cast<std::size_t>(pos)]);
+    }
   }
   return order;
 }
