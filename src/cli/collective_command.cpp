@@ -111,6 +111,7 @@ std::string CollectiveOptions::run() const {
   const comm::Communicator c(topology, parse_whole("--gpus", gpus, 0, topo::kMaxGpus));
   const long root_rank = parse_whole("-r", root, 0, c.ranks() - 1);
   const bool rooted = req.op == comm::Op::broadcast || req.op == comm::Op::reduce;
+  req.root = root_rank;
 
   std::vector<report::CollectiveRow> rows;
   const double unit = type->bytes * (comm::splits_by_rank(req.op) ? static_cast<double>(c.ranks()) : 1.0);

@@ -53,7 +53,7 @@ double ll_cap(const Communicator& c) {
 // Closed form: by symmetry every node carries what node 0 carries, so the loads of node 0's
 // links (from the flows with an end on node 0) give the bottleneck. A leaf's (pod's) uplink
 // bundle carries what all its nodes send out of it: node 0's share times the nodes there.
-double closed_form_phase(const Communicator& c, Op op, Algo algo, double size, double inflate, int phase) {
+double closed_form_phase(const Communicator& c, Op op, Algo algo, double size, double inflate, int phase, long root) {
   const auto& t = c.topology();
   const auto& g = t.graph();
   const auto& cap = c.capacity();
@@ -64,7 +64,7 @@ double closed_form_phase(const Communicator& c, Op op, Algo algo, double size, d
   topo::LinkId leaf_bundle = 0;
   topo::LinkId pod_bundle = 0;
   const long node = representative_node(c, algo);
-  emit_pattern(c, op, algo, size, inflate, PatternScope{node, phase},
+  emit_pattern(c, op, algo, size, inflate, PatternScope{node, phase, root},
                [&](std::span<const topo::LinkId> path, double bytes) {
                  const bool from_node0 = !path.empty() && g.device(g.link(path.front()).src).node == node;
                  for (const auto l : path) {
@@ -118,9 +118,9 @@ double closed_form_phase(const Communicator& c, Op op, Algo algo, double size, d
 }
 
 // Phases run one after another, so their times add up.
-double closed_form(const Communicator& c, Op op, Algo algo, double size, double inflate) {
+double closed_form(const Communicator& c, Op op, Algo algo, double size, double inflate, long root) {
   double t = 0;
-  for (int ph = 0; ph < phases(op, algo); ++ph) t += closed_form_phase(c, op, algo, size, inflate, ph);
+  for (int ph = 0; ph < phases(op, algo); ++ph) t += closed_form_phase(c, op, algo, size, inflate, ph, root);
   return t;
 }
 
@@ -133,7 +133,7 @@ double run_engine(const sim::TaskGraph& graph, const Communicator& c) {
   return r.makespan.value();
 }
 
-double flow_engine(const Communicator& c, Op op, Algo algo, double size, double inflate) {
+double flow_engine(const Communicator& c, Op op, Algo algo, double size, double inflate, long root) {
   // Flows with the same path and size (the same edge in several channels) move as one weighted
   // flow: max-min gives it the shares of all of them, so the result is unchanged.
   struct Key {
@@ -151,9 +151,9 @@ double flow_engine(const Communicator& c, Op op, Algo algo, double size, double 
   sim::TaskGraph graph;
   if (op == Op::alltoall) {
     // Every all-to-all flow has its own pair of end points: nothing to merge, so skip the map.
-    emit_pattern(c, op, algo, size, inflate, PatternScope{}, [&](std::span<const topo::LinkId> path, double bytes) {
-      graph.add_flow(path, Bytes(bytes), Seconds(0));
-    });
+    emit_pattern(
+        c, op, algo, size, inflate, PatternScope{-1, 0, root},
+        [&](std::span<const topo::LinkId> path, double bytes) { graph.add_flow(path, Bytes(bytes), Seconds(0)); });
     return graph.size() == 0 ? 0 : run_engine(graph, c);
   }
   // Each phase's flows start together; a zero-length barrier task joins them before the next
@@ -161,7 +161,7 @@ double flow_engine(const Communicator& c, Op op, Algo algo, double size, double 
   std::optional<sim::TaskId> barrier;
   for (int ph = 0; ph < phases(op, algo); ++ph) {
     std::unordered_map<Key, double, KeyHash> merged;
-    emit_pattern(c, op, algo, size, inflate, PatternScope{-1, ph},
+    emit_pattern(c, op, algo, size, inflate, PatternScope{-1, ph, root},
                  [&](std::span<const topo::LinkId> path, double bytes) {
                    merged[Key{std::vector<topo::LinkId>(path.begin(), path.end()), bytes}] += 1.0;
                  });
@@ -308,13 +308,15 @@ namespace {
 // scaled for each protocol.
 class DataTimes {
 public:
-  DataTimes(const Communicator& c, Op op, double size, bool flow) : c_(c), op_(op), size_(size), flow_(flow) {}
+  DataTimes(const Communicator& c, Op op, double size, bool flow, long root = 0)
+      : c_(c), op_(op), size_(size), flow_(flow), root_(root) {}
 
   double get(Algo algo, Proto proto) {
     if (size_ <= 0 || c_.ranks() < 2) return 0;
     auto it = base_.find(algo);
     if (it == base_.end()) {
-      const double t = flow_ ? flow_engine(c_, op_, algo, size_, 1.0) : closed_form(c_, op_, algo, size_, 1.0);
+      const double t =
+          flow_ ? flow_engine(c_, op_, algo, size_, 1.0, root_) : closed_form(c_, op_, algo, size_, 1.0, root_);
       it = base_.emplace(algo, t).first;
     }
     double t = it->second / protocol_factor(c_, op_, algo, proto);
@@ -327,6 +329,7 @@ private:
   Op op_;
   double size_;
   bool flow_;
+  long root_;
   std::map<Algo, double> base_;
 };
 
@@ -406,7 +409,7 @@ CollectiveResult predict(const Communicator& c, const CollectiveRequest& req) {
   // Rank the candidates with the closed form (as NCCL ranks by its model), then time the chosen
   // one with the requested engine. With one candidate, only that engine runs.
   const bool rank_flow = options.size() == 1 ? flow : false;
-  DataTimes ranking(c, req.op, req.size, rank_flow);
+  DataTimes ranking(c, req.op, req.size, rank_flow, req.root);
   double best = std::numeric_limits<double>::infinity();
   for (const auto& [a, p] : options) {
     const double t = latency(c, req.op, a, p, LatencyUse::selection, req.cuda_graph).value() + ranking.get(a, p);
@@ -419,7 +422,7 @@ CollectiveResult predict(const Communicator& c, const CollectiveRequest& req) {
   r.engine = flow ? Engine::flow : Engine::analytic;
   r.latency = latency(c, req.op, r.algo, r.proto, LatencyUse::timing, req.cuda_graph);
   r.data_time = Seconds(rank_flow == flow ? ranking.get(r.algo, r.proto)
-                                          : DataTimes(c, req.op, req.size, flow).get(r.algo, r.proto));
+                                          : DataTimes(c, req.op, req.size, flow, req.root).get(r.algo, r.proto));
   r.time = r.latency + r.data_time;
   r.channels = channels(c, r.algo);
   r.algbw_GBps = r.time.value() > 0 ? req.size / r.time.value() / 1e9 : 0;

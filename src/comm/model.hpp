@@ -25,6 +25,7 @@ struct CollectiveRequest {
   std::optional<Proto> proto;
   Engine engine = Engine::automatic;
   bool cuda_graph = false;  // launched from a CUDA graph (nccl-tests -G): no per-call launch cost
+  long root = 0;            // broadcast and reduce
 };
 
 struct CollectiveResult {

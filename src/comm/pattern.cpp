@@ -63,13 +63,18 @@ double ring_volume(Op op, long n, double size) {
   }
 }
 
-void emit_ring(const Communicator& c, Op op, double size, Emitter& e) {
+void emit_ring(const Communicator& c, Op op, double size, long root, Emitter& e) {
   const int ch = channels(c, Algo::ring);
   const long n = c.ranks();
   const bool chain = op == Op::broadcast || op == Op::reduce;
   const double per_edge = ring_volume(op, n, size) / ch;
   for (int k = 0; k < ch; ++k) {
-    const auto order = ring_order(c, k);
+    auto order = ring_order(c, k);
+    if (chain) {
+      // The chain starts at the root (broadcast) or ends there (reduce: same edges, reversed
+      // direction, same time on symmetric links).
+      std::rotate(order.begin(), std::find(order.begin(), order.end(), root), order.end());
+    }
     for (long i = 0; i < n; ++i) {
       if (chain && i == n - 1) break;  // a pipelined chain from the root: no edge back into it
       e.edge(order[static_cast<std::size_t>(i)], order[static_cast<std::size_t>((i + 1) % n)], per_edge,
@@ -250,9 +255,9 @@ void emit_pattern(const Communicator& c, Op op, Algo algo, double size, double i
         emit_hierarchical(c, size, scope.phase, e);
         return;
       }
-      emit_ring(c, op, size, e);
+      emit_ring(c, op, size, scope.root, e);
       return;
-    default: emit_ring(c, op, size, e); return;
+    default: emit_ring(c, op, size, scope.root, e); return;
   }
 }
 

@@ -15,6 +15,7 @@ using FlowSink = std::function<void(std::span<const topo::LinkId> path, double b
 struct PatternScope {
   long only_node = -1;  // >= 0: emit only edges with an end on this node (for the closed form)
   int phase = 0;        // for algorithms in several phases, the one to emit
+  long root = 0;        // broadcast and reduce: the rank the chain starts (ends) at
 };
 
 // Phases that run one after another (each phase's flows run concurrently).
