@@ -73,7 +73,11 @@ NcclParams parse_nccl_params(const std::string& text, const std::string& file) {
     const std::string g = kv.first.as<std::string>();
     n.nvlink_efficiency[std::stoi(g)] = eff.fraction(g.c_str());
   }
-  n.nvls_efficiency = f.fraction("nvls_efficiency");
+  const Fields nv(f.node("nvls_efficiency"), file, "nvls_efficiency", {"1", "2", "3", "4", "5"});
+  for (const auto& kv : f.node("nvls_efficiency")) {
+    const std::string g = kv.first.as<std::string>();
+    n.nvls_efficiency[std::stoi(g)] = nv.fraction(g.c_str());
+  }
   n.launch_overhead_us = f.number("launch_overhead_us");
   n.net_reference_latency_us = f.positive("net_reference_latency_us");
   const Fields nl(f.node("nvls_latency_us"), file, "nvls_latency_us", {"base", "per_rank"});

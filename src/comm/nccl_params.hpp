@@ -25,7 +25,8 @@ struct NcclParams {
   // NCCL moves NVLink data with SM loads/stores: the achieved fraction of line rate, by NVLink
   // generation.
   std::map<int, double> nvlink_efficiency;
-  double nvls_efficiency = 1.0;     // NVLS all-reduce algbw as a fraction of the NVLink line rate
+  // NVLS all-reduce algbw as a fraction of one GPU's NVLink line rate, by NVLink generation.
+  std::map<int, double> nvls_efficiency;
   double launch_overhead_us = 0.0;  // per collective call, as nccl-tests times it
   double net_reference_latency_us = 1.0;
   // What an NVLS all_reduce's fixed part takes (the table's figure is for the tuner):

@@ -121,10 +121,13 @@ void emit_tree(const Communicator& c, double size, bool chains, Emitter& e) {
 void emit_nvls(const Communicator& c, double size, Emitter& e) {
   const auto& params = nccl_params();
   const auto& gpu = c.topology().gpu_spec();
-  const auto eff = params.nvlink_efficiency.find(gpu.nvlink ? gpu.nvlink->generation : 0);
+  const int gen = gpu.nvlink ? gpu.nvlink->generation : 0;
+  const auto eff = params.nvlink_efficiency.find(gen);
   const double nvlink_eff = eff == params.nvlink_efficiency.end() ? 1.0 : eff->second;
+  const auto nvls = params.nvls_efficiency.find(gen);
+  const double nvls_eff = nvls == params.nvls_efficiency.end() ? nvlink_eff : nvls->second;
   // The capacity model runs NVLink at NCCL's SM-copy efficiency; NVLS reaches nvls_efficiency.
-  const double scale = nvlink_eff / params.nvls_efficiency;
+  const double scale = nvlink_eff / nvls_eff;
   const int p = c.ranks_per_node();
   for (long r = 0; r < c.ranks(); ++r) {
     const long peer = (r / p) * p + (r % p + 1) % p;
