@@ -99,7 +99,7 @@ TEST(CollectiveValidation, ErrorStaysWithinTheMeasuredBounds) {
   for (const auto& e : report::collective_band_errors(checks)) mape[e.group] = e.mape;
   EXPECT_LT(mape.at(">=64MiB single node"), 0.20);
   EXPECT_LT(mape.at(">=64MiB"), 0.25);
-  EXPECT_LT(mape.at("<=64KiB"), 0.40);
+  EXPECT_LT(mape.at("<=64KiB"), 0.45);
 }
 
 TEST(CollectiveValidation, CalibrationRowsReproduceTheirConstants) {

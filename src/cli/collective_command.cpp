@@ -53,6 +53,8 @@ void CollectiveOptions::add_to(CLI::App& app) {
                  "Force an algorithm, as NCCL_ALGO: Ring, Tree, NVLS, NVLSTree, CollNetDirect, "
                  "CollNetChain, PAT, or Hierarchical (gpufabric's own)");
   app.add_option("--proto", proto, "Force a protocol, as NCCL_PROTO: LL, LL128, Simple");
+  app.add_option("-g,--ngpus", gpus_per_thread,
+                 "GPUs each process drives (nccl-tests -g): their kernel launches serialise");
   app.add_option("-G,--cuda_graph", graph_iters,
                  "Launch through CUDA graphs (nccl-tests -G N): no per-call launch cost");
   app.add_option("--engine", engine, "flow | analytic | auto (flow up to 256 ranks)");
@@ -111,6 +113,7 @@ std::string CollectiveOptions::run() const {
   const comm::Communicator c(topology, parse_whole("--gpus", gpus, 0, topo::kMaxGpus));
   const long root_rank = parse_whole("-r", root, 0, c.ranks() - 1);
   const bool rooted = req.op == comm::Op::broadcast || req.op == comm::Op::reduce;
+  req.gpus_per_process = static_cast<int>(parse_whole("-g", gpus_per_thread, 1, c.ranks_per_node()));
   req.root = root_rank;
 
   std::vector<report::CollectiveRow> rows;

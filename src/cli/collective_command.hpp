@@ -23,6 +23,7 @@ struct CollectiveOptions {
   std::string proto;
   std::string engine = "auto";
   std::string graph_iters = "0";
+  std::string gpus_per_thread = "1";
   std::string format = "table";
 
   void add_to(CLI::App& app);

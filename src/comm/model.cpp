@@ -246,7 +246,7 @@ std::vector<std::pair<Algo, Proto>> candidates(const Communicator& c, Op op) {
   return out;
 }
 
-Seconds latency(const Communicator& c, Op op, Algo a, Proto p, LatencyUse use, bool cuda_graph) {
+Seconds latency(const Communicator& c, Op op, Algo a, Proto p, LatencyUse use, bool cuda_graph, int gpus_per_process) {
   const auto& n = nccl_params();
   const long ranks = c.ranks();
   const long nodes = c.nodes();
@@ -298,7 +298,11 @@ Seconds latency(const Communicator& c, Op op, Algo a, Proto p, LatencyUse use, b
       us += 2.0 * static_cast<double>(ppn - 1) * intra + 2.0 * static_cast<double>(nodes - 1) * inter;
       break;
   }
-  return microseconds(us + (cuda_graph ? 0.0 : n.launch_overhead_us));
+  if (cuda_graph) return microseconds(us);
+  // One thread launching on several GPUs: the last kernel starts (g - 1) launches after the
+  // first, and the collective's own latency overlaps that chain.
+  const double chain = n.launch_per_gpu_us * static_cast<double>(std::max(0, gpus_per_process - 1));
+  return microseconds(std::max(us, chain) + n.launch_overhead_us);
 }
 
 namespace {
@@ -412,7 +416,8 @@ CollectiveResult predict(const Communicator& c, const CollectiveRequest& req) {
   DataTimes ranking(c, req.op, req.size, rank_flow, req.root);
   double best = std::numeric_limits<double>::infinity();
   for (const auto& [a, p] : options) {
-    const double t = latency(c, req.op, a, p, LatencyUse::selection, req.cuda_graph).value() + ranking.get(a, p);
+    const double t = latency(c, req.op, a, p, LatencyUse::selection, req.cuda_graph, req.gpus_per_process).value() +
+                     ranking.get(a, p);
     if (t < best) {
       best = t;
       r.algo = a;
@@ -420,7 +425,7 @@ CollectiveResult predict(const Communicator& c, const CollectiveRequest& req) {
     }
   }
   r.engine = flow ? Engine::flow : Engine::analytic;
-  r.latency = latency(c, req.op, r.algo, r.proto, LatencyUse::timing, req.cuda_graph);
+  r.latency = latency(c, req.op, r.algo, r.proto, LatencyUse::timing, req.cuda_graph, req.gpus_per_process);
   r.data_time = Seconds(rank_flow == flow ? ranking.get(r.algo, r.proto)
                                           : DataTimes(c, req.op, req.size, flow, req.root).get(r.algo, r.proto));
   r.time = r.latency + r.data_time;

@@ -24,8 +24,9 @@ struct CollectiveRequest {
   std::optional<Algo> algo;
   std::optional<Proto> proto;
   Engine engine = Engine::automatic;
-  bool cuda_graph = false;  // launched from a CUDA graph (nccl-tests -G): no per-call launch cost
-  long root = 0;            // broadcast and reduce
+  bool cuda_graph = false;   // launched from a CUDA graph (nccl-tests -G): no per-call launch cost
+  long root = 0;             // broadcast and reduce
+  int gpus_per_process = 1;  // GPUs one thread drives (nccl-tests -g): their launches serialise
 };
 
 struct CollectiveResult {
@@ -54,6 +55,6 @@ Seconds data_time(const Communicator& c, Op op, Algo algo, Proto proto, double s
 // (for reporting): they differ for NVLS, and by the launch cost outside CUDA graphs.
 enum class LatencyUse { selection, timing };
 Seconds latency(const Communicator& c, Op op, Algo algo, Proto proto, LatencyUse use = LatencyUse::timing,
-                bool cuda_graph = false);
+                bool cuda_graph = false, int gpus_per_process = 1);
 
 }  // namespace gf::comm

@@ -37,7 +37,7 @@ NcclParams parse_nccl_params(const std::string& text, const std::string& file) {
   const Fields f(root, file, "",
                  {"source", "base_latency_us", "hop_latency_us", "protocol_payload", "protocol_factor",
                   "ll_max_busbw_GBps", "nvlink_efficiency", "nvls_efficiency", "launch_overhead_us",
-                  "net_reference_latency_us", "nvls_latency_us", "calibration_source"});
+                  "launch_per_gpu_us", "net_reference_latency_us", "nvls_latency_us", "calibration_source"});
   n.source = f.text("source");
   parse_table(f, "base_latency_us", n.base);
   const Fields hop(f.node("hop_latency_us"), file, "hop_latency_us", {"nvlink", "pcie", "net"});
@@ -79,6 +79,7 @@ NcclParams parse_nccl_params(const std::string& text, const std::string& file) {
     n.nvls_efficiency[std::stoi(g)] = nv.fraction(g.c_str());
   }
   n.launch_overhead_us = f.number("launch_overhead_us");
+  n.launch_per_gpu_us = f.number("launch_per_gpu_us");
   n.net_reference_latency_us = f.positive("net_reference_latency_us");
   const Fields nl(f.node("nvls_latency_us"), file, "nvls_latency_us", {"base", "per_rank"});
   n.nvls_latency_base_us = nl.number("base");

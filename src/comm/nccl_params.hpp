@@ -28,6 +28,7 @@ struct NcclParams {
   // NVLS all-reduce algbw as a fraction of one GPU's NVLink line rate, by NVLink generation.
   std::map<int, double> nvls_efficiency;
   double launch_overhead_us = 0.0;  // per collective call, as nccl-tests times it
+  double launch_per_gpu_us = 0.0;   // serial launch per extra GPU one thread drives (nccl-tests -g)
   double net_reference_latency_us = 1.0;
   // What an NVLS all_reduce's fixed part takes (the table's figure is for the tuner):
   // base + per_rank x (ranks - 1).

@@ -42,6 +42,7 @@ std::vector<CollectiveRow> parse_collective_rows(const std::string& text, const 
                     "algo",
                     "proto",
                     "cuda_graph",
+                    "gpus_per_process",
                     "nccl_version",
                     "machine",
                     "calibration",
@@ -69,6 +70,7 @@ std::vector<CollectiveRow> parse_collective_rows(const std::string& text, const 
     r.algo = f.text_or("algo", "");
     r.proto = f.text_or("proto", "");
     r.cuda_graph = f.flag_or("cuda_graph", false);
+    r.gpus_per_process = static_cast<int>(f.integer_or("gpus_per_process", 1, 72, 1));
     r.machine = f.text_or("machine", "");
     r.calibration = f.flag_or("calibration", false);
     r.excluded = f.text_or("excluded", "");
@@ -113,6 +115,7 @@ std::vector<CollectiveCheck> check_collectives(const std::vector<CollectiveRow>&
     if (!row.algo.empty()) req.algo = comm::parse_algo(row.algo);
     if (!row.proto.empty()) req.proto = comm::parse_proto(row.proto);
     req.cuda_graph = row.cuda_graph;
+    req.gpus_per_process = row.gpus_per_process;
     const auto res = comm::predict(c, req);
     CollectiveCheck chk;
     chk.row = row;

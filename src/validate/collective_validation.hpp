@@ -27,6 +27,7 @@ struct CollectiveRow {
   std::string algo;
   std::string proto;
   bool cuda_graph = false;
+  int gpus_per_process = 1;  // nccl-tests -g
   std::string machine;
   bool calibration = false;
   std::string excluded;  // why the row is left out of the error groups (its source calls the run faulty)
