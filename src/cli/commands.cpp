@@ -3,14 +3,13 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
-#include <fstream>
 #include <new>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "cli/cluster_options.hpp"
 #include "cli/collective_command.hpp"
 #include "core/error.hpp"
+#include "core/yaml_fields.hpp"
 #include "report/table.hpp"
 #include "report/topo_report.hpp"
 #include "report/validation_report.hpp"
@@ -222,14 +221,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
         throw InputError({}, "--file", "say which suite the file holds", "--suite paths or --suite collectives");
       }
       const hw::Catalog catalog = load_catalog(validate_catalog);
-      std::string text;
-      if (!validate_file.empty()) {
-        std::ifstream in(validate_file);
-        if (!in) throw InputError({validate_file, 0, 0}, "--file", "cannot open file");
-        std::stringstream ss;
-        ss << in.rdbuf();
-        text = ss.str();
-      }
+      const std::string text = validate_file.empty() ? std::string() : read_text_file(validate_file, "--file");
       std::string paths_out;
       std::string coll_out;
       if (validate_suite != "collectives") {

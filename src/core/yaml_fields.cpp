@@ -1,6 +1,7 @@
 #include "core/yaml_fields.hpp"
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -20,12 +21,14 @@ YAML::Node parse_yaml(const std::string& text, const std::string& file) {
   }
 }
 
-YAML::Node load_yaml_file(const std::string& path) {
+std::string read_text_file(const std::string& path, const std::string& field) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) throw InputError({path, 0, 0}, field, "not a readable file");
   std::ifstream in(path);
-  if (!in) throw InputError({path, 0, 0}, "", "cannot open file");
+  if (!in) throw InputError({path, 0, 0}, field, "cannot open file");
   std::stringstream ss;
   ss << in.rdbuf();
-  return parse_yaml(ss.str(), path);
+  return ss.str();
 }
 
 SourceLocation location_of(const YAML::Node& node, const std::string& file) {

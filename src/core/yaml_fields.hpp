@@ -15,8 +15,9 @@ namespace gf {
 
 // Parses YAML text; a syntax error becomes an InputError at the parser's line.
 YAML::Node parse_yaml(const std::string& text, const std::string& file);
-// Reads a file and parses it; a missing file is an InputError too.
-YAML::Node load_yaml_file(const std::string& path);
+// The whole text of a file; anything but a readable regular file is an InputError for `field`
+// (the option or key that named it).
+std::string read_text_file(const std::string& path, const std::string& field);
 
 SourceLocation location_of(const YAML::Node& node, const std::string& file);
 

@@ -2,8 +2,6 @@
 // docs/catalog-format.md for the format.
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "core/yaml_fields.hpp"
 #include "data/embedded.hpp"
@@ -279,11 +277,7 @@ void Catalog::load_directory(const std::string& dir) {
     throw InputError({dir, 0, 0}, "--catalog", "no *.yaml files in directory");
   }
   for (const auto& p : files) {
-    std::ifstream in(p);
-    if (!in) throw InputError({p.string(), 0, 0}, "--catalog", "cannot open file");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    load_text(ss.str(), p.string());
+    load_text(read_text_file(p.string(), "--catalog"), p.string());
   }
   check_references();
 }

@@ -1,8 +1,5 @@
 #include "topo/cluster_loader.hpp"
 
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "core/yaml_fields.hpp"
 #include "data/embedded.hpp"
@@ -182,18 +179,6 @@ NetworkDesign parse_network(const Fields& f, const hw::Catalog& catalog) {
   return n;
 }
 
-std::string read_file(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    throw InputError({path, 0, 0}, "--cluster", "not a readable file", "a YAML cluster file");
-  }
-  std::ifstream in(path);
-  if (!in) throw InputError({path, 0, 0}, "--cluster", "cannot open file", "a readable YAML cluster file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 }  // namespace
 
 ClusterSpec parse_cluster(const std::string& text, const std::string& file, const hw::Catalog& catalog) {
@@ -239,7 +224,7 @@ ClusterSpec parse_cluster(const std::string& text, const std::string& file, cons
 }
 
 ClusterSpec load_cluster_file(const std::string& path, const hw::Catalog& catalog) {
-  return parse_cluster(read_file(path), path, catalog);
+  return parse_cluster(read_text_file(path, "--cluster"), path, catalog);
 }
 
 std::vector<std::string> preset_names() {

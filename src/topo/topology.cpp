@@ -147,10 +147,6 @@ Route Topology::route_gpu_to_nic(long gpu, int nic) const {
   return r;
 }
 
-}  // namespace gf::topo
-
-namespace gf::topo {
-
 Route Topology::route_nic_to_gpu(int nic, long gpu) const {
   const long n = gpu / node_->gpus();
   Route r = shift(node_->pcie_path(node_->nic(nic), node_->gpu(static_cast<int>(gpu % node_->gpus()))), n);
