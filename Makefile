@@ -18,10 +18,12 @@ $(BUILD)/build.ninja: | deps
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
-# The main job: the topology of a 32-node DGX H100 fat-tree, then its all_reduce as nccl-tests prints it.
+# The main job: the topology of a 32-node DGX H100 fat-tree, its all_reduce as nccl-tests prints it,
+# and the input pipeline of a DGX A100 training ResNet-50.
 run: build
 	./$(BUILD)/gpufabric topo --preset dgx-h100 --nodes 32 --fabric fat-tree
 	./$(BUILD)/gpufabric collective all_reduce --preset dgx-h100 --nodes 32 --fabric fat-tree -b 8 -e 8G -f 4
+	./$(BUILD)/gpufabric pipeline --preset dgx-a100 --input resnet50-imagenet
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)

@@ -8,6 +8,7 @@
 
 #include "cli/cluster_options.hpp"
 #include "cli/collective_command.hpp"
+#include "cli/pipeline_command.hpp"
 #include "core/error.hpp"
 #include "core/yaml_fields.hpp"
 #include "report/table.hpp"
@@ -163,6 +164,12 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   CollectiveOptions collective_opts;
   collective_opts.add_to(*collective_cmd);
 
+  auto* pipeline_cmd = app.add_subcommand(
+      "pipeline", "Model a node's input pipeline (storage, CPU decode, H2D, GPU) and find its bottleneck");
+  PipelineOptions pipeline_opts;
+  pipeline_opts.add_to(*pipeline_cmd);
+
+
   auto* validate_cmd = app.add_subcommand("validate", "Compare predictions with the cited public measurements");
   std::string validate_format = "table";
   std::string validate_file;
@@ -212,6 +219,8 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
       result = catalog_output(load_catalog(catalog_dir), catalog_format);
     } else if (collective_cmd->parsed()) {
       result = collective_opts.run();
+    } else if (pipeline_cmd->parsed()) {
+      result = pipeline_opts.run();
     } else if (validate_cmd->parsed()) {
       check_format(validate_format, {"table", "json", "csv"});
       if (validate_suite != "all" && validate_suite != "paths" && validate_suite != "collectives") {

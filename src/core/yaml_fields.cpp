@@ -46,7 +46,8 @@ Fields::Fields(const YAML::Node& map, std::string file, std::string path, std::i
   for (const auto& kv : map_) {
     const std::string key = kv.first.as<std::string>();
     bool known = false;
-    for (const auto& n : names) known = known || n == key;
+    // "X_source" and "X_note" cite or explain field X beside it.
+    for (const auto& n : names) known = known || n == key || key == n + "_source" || key == n + "_note";
     if (!known) {
       const std::string hint = suggest(key, names);
       throw InputError(location_of(kv.first, file_), path_.empty() ? key : path_ + "." + key,

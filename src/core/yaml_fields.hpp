@@ -23,7 +23,8 @@ SourceLocation location_of(const YAML::Node& node, const std::string& file);
 
 class Fields {
 public:
-  // `path` names this mapping in messages, e.g. "gpus[h100-sxm5]" or "node".
+  // `path` names this mapping in messages, e.g. "gpus[h100-sxm5]" or "node". Beside every
+  // allowed key X, "X_source" and "X_note" are accepted as its citation and comment.
   Fields(const YAML::Node& map, std::string file, std::string path, std::initializer_list<const char*> allowed);
 
   [[nodiscard]] bool has(const char* key) const;

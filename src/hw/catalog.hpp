@@ -39,6 +39,8 @@ public:
                                      const std::string& field = "nvswitch.generation") const;
 
   [[nodiscard]] const HostStaging& host_staging() const { return host_staging_; }
+  // Host-to-device copies from pageable memory: the fraction of the pinned rate they reach.
+  [[nodiscard]] const HostStaging& pageable_copy() const { return pageable_copy_; }
   [[nodiscard]] const std::map<std::string, GpuSpec>& gpus() const { return gpus_; }
   [[nodiscard]] const std::map<std::string, CpuSpec>& cpus() const { return cpus_; }
   [[nodiscard]] const std::map<std::string, NicSpec>& nics() const { return nics_; }
@@ -63,6 +65,7 @@ private:
   std::map<int, NvlinkGeneration> nvlink_;
   std::map<int, NvswitchGeneration> nvswitch_;
   HostStaging host_staging_;
+  HostStaging pageable_copy_;
   std::map<std::string, SourceLocation> origin_;  // "kind/name" -> where it was defined
 };
 

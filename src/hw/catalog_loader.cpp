@@ -219,14 +219,15 @@ void load_section(const YAML::Node& root, const char* section, const std::string
 void Catalog::load_text(const std::string& text, const std::string& file) {
   const YAML::Node root = parse_yaml(text, file);
   if (root.IsNull()) return;
-  const Fields top(
-      root, file, "",
-      {"gpus", "pcie", "nvlink", "nvswitch", "networks", "nics", "switches", "storage", "cpus", "host_staging"});
-  if (top.has("host_staging")) {
-    const Fields hf(top.node("host_staging"), file, "host_staging", {"efficiency", "source", "note"});
-    host_staging_.efficiency = hf.fraction("efficiency");
-    host_staging_.source = source_of(hf);
-    host_staging_.note = hf.text_or("note", "");
+  const Fields top(root, file, "",
+                   {"gpus", "pcie", "nvlink", "nvswitch", "networks", "nics", "switches", "storage", "cpus",
+                    "host_staging", "pageable_copy"});
+  for (auto [key, target] : {std::pair{"host_staging", &host_staging_}, std::pair{"pageable_copy", &pageable_copy_}}) {
+    if (!top.has(key)) continue;
+    const Fields hf(top.node(key), file, key, {"efficiency", "source", "note"});
+    target->efficiency = hf.fraction("efficiency");
+    target->source = source_of(hf);
+    target->note = hf.text_or("note", "");
   }
   load_section(root, "gpus", file,
                {"name", "display_name", "vendor", "memory_GB", "memory_bandwidth_GBps", "tflops_dense", "nvlink",

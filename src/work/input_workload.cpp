@@ -1,0 +1,120 @@
+// Parsing of input-workload YAML (docs/workload-format.md). Every key is checked, as in the
+// catalog: a misspelt key that is silently ignored would be a wrong answer later. Each figure
+// may carry its citation beside it as X_source.
+#include "work/input_workload.hpp"
+
+#include <filesystem>
+
+#include "core/yaml_fields.hpp"
+#include "data/embedded.hpp"
+
+namespace gf::work {
+
+namespace {
+
+constexpr std::string_view kDir = "data/workloads/";
+
+double non_negative(const Fields& f, const char* key) {
+  const double v = f.number(key);
+  if (v < 0) f.fail(key, "must not be negative", "0 or more");
+  return v;
+}
+
+}  // namespace
+
+InputWorkload parse_workload(const std::string& text, const std::string& file) {
+  const YAML::Node root = parse_yaml(text, file);
+  const Fields f(root, file, "",
+                 {"name",
+                  "description",
+                  "note",
+                  "sources",
+                  "estimates",
+                  "sample_bytes_on_disk",
+                  "decoded_bytes",
+                  "cpu_seconds_per_sample",
+                  "cpu_memory_bytes_per_sample",
+                  "gpu_decode",
+                  "flops_per_sample",
+                  "precision",
+                  "peak_fraction",
+                  "batch_per_gpu",
+                  "loader_workers_per_gpu",
+                  "h2d_bytes_per_sample",
+                  "h2d_bytes_per_sample_gpu_decode",
+                  "d2h_bytes_per_batch",
+                  "reference_throughput",
+                  "reference_loader_throughput"});
+  InputWorkload w;
+  w.file = file;
+  w.name = f.text("name");
+  w.description = f.text_or("description", "");
+  w.sample_on_disk = bytes(f.positive("sample_bytes_on_disk"));
+  w.decoded = bytes(f.positive("decoded_bytes"));
+  w.cpu_seconds_per_sample = non_negative(f, "cpu_seconds_per_sample");
+  w.cpu_memory_per_sample = bytes(non_negative(f, "cpu_memory_bytes_per_sample"));
+  w.h2d_per_sample = f.has("h2d_bytes_per_sample") ? bytes(f.positive("h2d_bytes_per_sample")) : w.decoded;
+  w.h2d_per_sample_gpu_decode = f.has("h2d_bytes_per_sample_gpu_decode")
+                                    ? bytes(f.positive("h2d_bytes_per_sample_gpu_decode"))
+                                    : w.sample_on_disk;
+
+  if (f.has("gpu_decode") && !f.node("gpu_decode").IsNull()) {
+    const Fields g(f.node("gpu_decode"), file, "gpu_decode",
+                   {"seconds_per_sample", "cpu_seconds_per_sample", "hardware_engine", "note"});
+    GpuDecode d;
+    d.seconds_per_sample = g.positive("seconds_per_sample");
+    d.cpu_seconds_per_sample = non_negative(g, "cpu_seconds_per_sample");
+    d.hardware_engine = g.flag_or("hardware_engine", false);
+    w.gpu_decode = d;
+  }
+
+  w.flops_per_sample = f.positive("flops_per_sample");
+  w.precision = f.choice("precision", {"fp64", "tf32", "fp16", "bf16", "fp8", "int8", "fp4", "fp32_vector"});
+  w.peak_fraction = f.fraction("peak_fraction");
+  w.batch_per_gpu = static_cast<int>(f.integer("batch_per_gpu", 1, 1 << 24));
+  w.loader_workers_per_gpu = static_cast<int>(f.integer_or("loader_workers_per_gpu", 0, 4096, 0));
+  w.d2h_per_batch = bytes(non_negative(f, "d2h_bytes_per_batch"));
+
+  // Reference throughputs document published end-to-end figures; check their shape here so a
+  // typo in one is caught with the rest.
+  if (f.has("reference_throughput")) {
+    for (const auto& item : as_list(f.node("reference_throughput"), file, "reference_throughput")) {
+      const Fields r(
+          item, file, "reference_throughput[]",
+          {"hardware", "gpus", "samples_per_second", "tokens_per_second_per_gpu", "mfu_percent", "source", "note"});
+      if (r.text("source").empty()) r.fail("source", "a citation must not be empty");
+    }
+  }
+  return w;
+}
+
+std::vector<std::string> builtin_workloads() {
+  std::vector<std::string> out;
+  for (const auto& f : data::embedded_files()) {
+    if (f.path.starts_with(kDir) && f.path.ends_with(".yaml")) {
+      std::string name(f.path.substr(kDir.size()));
+      out.push_back(name.substr(0, name.size() - 5));
+    }
+  }
+  return out;
+}
+
+InputWorkload load_workload(const std::string& name_or_path, const std::string& field) {
+  const std::string wanted = std::string(kDir) + name_or_path + ".yaml";
+  for (const auto& f : data::embedded_files()) {
+    if (f.path == wanted) return parse_workload(std::string(f.text), "builtin:" + std::string(f.path));
+  }
+  const bool looks_like_path =
+      name_or_path.find('/') != std::string::npos || name_or_path.ends_with(".yaml") || name_or_path.ends_with(".yml");
+  if (looks_like_path || std::filesystem::exists(name_or_path)) {
+    return parse_workload(read_text_file(name_or_path, field), name_or_path);
+  }
+  const auto names = builtin_workloads();
+  const std::string hint = suggest(name_or_path, names);
+  throw InputError(
+      {}, field,
+      "unknown input workload '" + name_or_path + "'" + (hint.empty() ? "" : "; did you mean '" + hint + "'?"),
+      join(names) + ", or a path to a workload YAML file");
+}
+
+}  // namespace gf::work
