@@ -8,6 +8,7 @@
 
 #include "cli/cluster_options.hpp"
 #include "cli/collective_command.hpp"
+#include "cli/probe_command.hpp"
 #include "cli/pipeline_command.hpp"
 #include "core/error.hpp"
 #include "core/yaml_fields.hpp"
@@ -170,6 +171,11 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   pipeline_opts.add_to(*pipeline_cmd);
 
 
+  auto* probe_cmd = app.add_subcommand(
+      "probe", "Measure this machine: memory, storage, CPU decode, GPU copies, NCCL; across nodes with --mpi");
+  ProbeOptions probe_opts;
+  probe_opts.add_to(*probe_cmd);
+
   auto* validate_cmd = app.add_subcommand("validate", "Compare predictions with the cited public measurements");
   std::string validate_format = "table";
   std::string validate_file;
@@ -221,6 +227,8 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
       result = collective_opts.run();
     } else if (pipeline_cmd->parsed()) {
       result = pipeline_opts.run();
+    } else if (probe_cmd->parsed()) {
+      result = probe_opts.run();
     } else if (validate_cmd->parsed()) {
       check_format(validate_format, {"table", "json", "csv"});
       if (validate_suite != "all" && validate_suite != "paths" && validate_suite != "collectives") {
