@@ -3,6 +3,7 @@
 # as another user it prints the apt-get line to run instead.
 set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config libcli11-dev libyaml-cpp-dev nlohmann-json3-dev libfmt-dev
+          libhwloc-dev hwloc-nox libturbojpeg0-dev zlib1g-dev libopenmpi-dev openmpi-bin
           libgtest-dev libgmock-dev libbenchmark-dev)
 missing=()
 for p in "${packages[@]}"; do

@@ -112,7 +112,8 @@ Profile healthy_profile() {
   d.nics.push_back(nic);
   d.notes = {"a note"};
   for (int n = 0; n < 2; ++n) {
-    p.memory.push_back({n, 56, Bytes(2147483648.0), 10, gigabytes_per_second(230), gigabytes_per_second(240)});
+    p.memory.push_back(
+        {n, 56, Bytes(2147483648.0), Bytes(105.0 * 1048576), 10, gigabytes_per_second(230), gigabytes_per_second(240)});
   }
   p.storage = StorageResult{"/data",
                             "xfs",
@@ -492,6 +493,14 @@ TEST(ProbeFormulas, BusBandwidthAndMpiPartners) {
   EXPECT_EQ(mpi_partner(1, 8), 5);
   EXPECT_EQ(mpi_partner(6, 8), 2);
   EXPECT_EQ(mpi_partner(2, 3), -1);
+}
+
+TEST(ProbeMpi, WithoutMpiTheFlagIsAClearError) {
+  if (mpi_built()) GTEST_SKIP() << "built with MPI: tests/mpi_probe_test.cmake runs it under mpirun";
+  const auto r = run_cli({"probe", "--mpi", "--quick"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_NE(r.err.find("built without MPI"), std::string::npos) << r.err;
 }
 
 TEST(ProbeGpu, WithoutAGpuSaysSo) {

@@ -205,6 +205,7 @@ std::vector<MemoryResult> measure_memory(const MemoryOptions& options, const Hwl
       auto r =
           run_domain(topo, node->nodeset, sets, threads, static_cast<std::size_t>(size.value() / sizeof(double)), reps);
       r.numa_node = static_cast<int>(node->os_index);
+      r.llc = llc_inside(topo, node->cpuset);
       out.push_back(r);
     }
     if (!out.empty()) return out;
@@ -217,6 +218,7 @@ std::vector<MemoryResult> measure_memory(const MemoryOptions& options, const Hwl
       options.array_size.value() > 0 ? options.array_size : stream_array_size(llc_inside(topo, all), available);
   const int threads = options.threads > 0 ? options.threads : std::max<int>(1, static_cast<int>(sets.size()));
   auto r = run_domain(topo, nullptr, sets, threads, static_cast<std::size_t>(size.value() / sizeof(double)), reps);
+  r.llc = llc_inside(topo, all);
   out.push_back(r);
   return out;
 }

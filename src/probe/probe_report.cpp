@@ -143,14 +143,20 @@ std::string profile_text(const Profile& p) {
   std::string out;
   discovery_text(p.discovery, out);
   if (!p.memory.empty()) {
-    TextTable t({"domain", "threads", "array MiB", "copy GB/s", "triad GB/s"}, {L, R, R, R, R});
+    TextTable t({"domain", "threads", "array MiB", "LLC MiB", "copy GB/s", "triad GB/s"}, {L, R, R, R, R, R});
+    bool small = false;
     for (const auto& m : p.memory) {
+      // STREAM's rule: each array at least 4x the last-level cache, or the figure includes cache hits.
+      const bool below_rule = m.array_size.value() < 4 * m.llc.value();
+      small = small || below_rule;
       t.add_row({m.numa_node < 0 ? "machine" : "node " + std::to_string(m.numa_node), std::to_string(m.threads),
-                 fmt::format("{:.0f}", m.array_size.value() / 1048576), f1(in_GBps(m.copy)), f1(in_GBps(m.triad))});
+                 fmt::format("{:.0f}{}", m.array_size.value() / 1048576, below_rule ? "*" : ""),
+                 fmt::format("{:.0f}", m.llc.value() / 1048576), f1(in_GBps(m.copy)), f1(in_GBps(m.triad))});
     }
     out += fmt::format("\nHost memory bandwidth (STREAM copy and triad, best of {} after a warm-up):\n",
                        p.memory.front().repetitions - 1) +
            t.render(2);
+    if (small) out += "  * arrays below 4 x LLC (bounded by free memory): the figure may include cache hits\n";
   }
   if (p.storage) {
     const auto& s = *p.storage;

@@ -80,6 +80,7 @@ struct MemoryResult {
   int numa_node = -1;  // -1: the whole machine
   int threads = 0;
   Bytes array_size;  // each of the three arrays
+  Bytes llc;         // last-level cache of the domain; STREAM wants arrays of at least 4x this
   int repetitions = 0;
   Bandwidth copy;   // best repetition, 2 arrays counted as STREAM does
   Bandwidth triad;  // best repetition, 3 arrays counted

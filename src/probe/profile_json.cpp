@@ -200,6 +200,7 @@ json profile_to_json(const Profile& p) {
     j["memory"].push_back({{"numa_node", m.numa_node},
                            {"threads", m.threads},
                            {"array_bytes", m.array_size.value()},
+                           {"llc_bytes", m.llc.value()},
                            {"repetitions", m.repetitions},
                            {"copy_GBps", in_GBps(m.copy)},
                            {"triad_GBps", in_GBps(m.triad)}});
@@ -340,6 +341,7 @@ Profile profile_from_json(const std::string& text, const std::string& file) {
         m.numa_node = x.integer("numa_node", -1);
         m.threads = x.integer("threads", 1);
         m.array_size = Bytes(x.number("array_bytes", 1));
+        m.llc = Bytes(x.number("llc_bytes"));
         m.repetitions = x.integer("repetitions", 1);
         m.copy = gigabytes_per_second(x.number("copy_GBps"));
         m.triad = gigabytes_per_second(x.number("triad_GBps"));
