@@ -108,6 +108,8 @@ std::optional<MpiResults> measure_mpi(const MpiOptions& options) {
   const std::size_t big = 64u << 20;
   std::vector<char> buf(big, 1);
   if (ranks < 2) res.notes.push_back("one rank: run under mpirun -np 2 or more for point-to-point figures");
+  if (ranks > 2 && ranks % 2 == 1)
+    res.notes.push_back(fmt::format("rank {} has no partner (odd rank count)", ranks - 1));
   // One pair at a time, so a pair's figure is its path's and not a share of a busy NIC.
   for (int a = 0; a < ranks / 2; ++a) {
     const int b = mpi_partner(a, ranks);

@@ -57,6 +57,7 @@ std::string filesystem_type(const std::string& path) {
     case 0xEF53: return "ext4";
     case 0x58465342: return "xfs";
     case 0x01021994: return "tmpfs";
+    case 0x858458F6: return "ramfs";
     case 0x9123683E: return "btrfs";
     case 0x2FC12FC1: return "zfs";
     case 0x6969: return "nfs";
@@ -153,6 +154,8 @@ StorageResult measure_storage(const StorageOptions& options) {
   r.read = r.file_size / Seconds(std::chrono::duration<double>(Clock::now() - r0).count());
   r.note = r.direct_io ? fmt::format("O_DIRECT, {:.0f} KiB blocks, queue depth 1", options.block.value() / 1024)
                        : "O_DIRECT unsupported, page-cache read";
+  // tmpfs accepts O_DIRECT since Linux 6.6, but its pages are memory: the figure is RAM, not a disk.
+  if (r.filesystem == "tmpfs" || r.filesystem == "ramfs") r.note += "; memory-backed file system, not a disk";
   return r;
 }
 
