@@ -236,6 +236,8 @@ TEST(ProbeSysfs, NvidiaGpusAreDisplayOr3dControllersOnly) {
   const auto gpus = sysfs::nvidia_gpus(kRoot);
   ASSERT_EQ(gpus.size(), 1u);  // the NVSwitch bridge function (class 0680) is not a GPU
   EXPECT_EQ(gpus[0].pci_address, "0000:17:00.0");
+  EXPECT_EQ(gpus[0].name, "NVIDIA H100 SXM5 80GB");  // named from its PCI ID without a driver
+  EXPECT_EQ(gpu_model_for_name(gpus[0].name), "h100-sxm5");
   EXPECT_EQ(gpus[0].pcie.generation, 3);
   EXPECT_EQ(gpus[0].pcie.width, 8);
   EXPECT_EQ(gpus[0].pcie.max_generation, 5);

@@ -84,7 +84,35 @@ constexpr NicId kNicIds[] = {
     {0x8086, 0x1589, "intel-x710"}, {0x8086, 0x1521, "intel-i350"}, {0x14e4, 0x16d7, "broadcom-57414"},
 };
 
+struct GpuId {
+  unsigned device;
+  const char* name;
+};
+
+// pci.ids (2023-04-11), vendor 10de. H200, B200 and L40S IDs are not in that release.
+constexpr GpuId kGpuIds[] = {
+    {0x1db5, "Tesla V100 SXM2 32GB"},
+    {0x20b0, "A100 SXM4 40GB"},
+    {0x20b2, "A100 SXM4 80GB"},
+    {0x20b5, "A100 PCIe 80GB"},
+    {0x2330, "H100 SXM5 80GB"},
+    {0x2331, "H100 PCIe"},
+    {0x2236, "A10"},
+    {0x27b8, "L4"},
+    {0x2684, "GeForce RTX 4090"},
+    {0x2204, "GeForce RTX 3090"},
+    {0x1e04, "GeForce RTX 2080 Ti"},
+    {0x1e07, "GeForce RTX 2080 Ti Rev. A"},
+};
+
 }  // namespace
+
+std::string nvidia_gpu_name_for_pci(unsigned device) {
+  for (const auto& g : kGpuIds) {
+    if (g.device == device) return std::string("NVIDIA ") + g.name;
+  }
+  return {};
+}
 
 std::string gpu_model_for_name(const std::string& name) {
   const auto t = tokens(name);

@@ -17,8 +17,10 @@ std::string link_text(int gen, int width) {
 std::string gbps(Bandwidth b) { return fmt::format("{:.1f} GB/s", in_GBps(b)); }
 
 void gpu_checks(const Profile& p, const GpuInfo& g, const hw::Catalog& catalog, std::vector<Expectation>& out) {
-  const std::string model = gpu_model_for_name(g.name);
-  const hw::GpuSpec* spec = model.empty() ? nullptr : &catalog.gpus().at(model);
+  std::string model = gpu_model_for_name(g.name);
+  const auto found = catalog.gpus().find(model);
+  const hw::GpuSpec* spec = found == catalog.gpus().end() ? nullptr : &found->second;
+  if (!spec) model.clear();
   const std::string tag = fmt::format("GPU{}", g.index);
 
   // The link the GPU should train to: the larger of what the device reports as its maximum and

@@ -142,7 +142,9 @@ std::vector<GpuInfo> nvidia_gpus(const std::string& root) {
     GpuInfo g;
     g.index = static_cast<int>(out.size());
     g.pci_address = pci_address(dev);
-    g.name = fmt::format("NVIDIA PCI device {:04x}", hex_attr(dev / "device"));
+    const unsigned id = hex_attr(dev / "device");
+    g.name = nvidia_gpu_name_for_pci(id);
+    if (g.name.empty()) g.name = fmt::format("NVIDIA PCI device {:04x}", id);
     g.pcie = pcie_link(dev.string());
     out.push_back(g);
   }
