@@ -8,8 +8,8 @@
 
 #include "cli/cluster_options.hpp"
 #include "cli/collective_command.hpp"
-#include "cli/probe_command.hpp"
 #include "cli/pipeline_command.hpp"
+#include "cli/probe_command.hpp"
 #include "core/error.hpp"
 #include "core/yaml_fields.hpp"
 #include "report/table.hpp"
@@ -169,7 +169,6 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
       "pipeline", "Model a node's input pipeline (storage, CPU decode, H2D, GPU) and find its bottleneck");
   PipelineOptions pipeline_opts;
   pipeline_opts.add_to(*pipeline_cmd);
-
 
   auto* probe_cmd = app.add_subcommand(
       "probe", "Measure this machine: memory, storage, CPU decode, GPU copies, NCCL; across nodes with --mpi");
