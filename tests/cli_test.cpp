@@ -13,23 +13,9 @@
 namespace gf {
 namespace {
 
-struct CliResult {
-  int code = 0;
-  std::string out;
-  std::string err;
-};
+using test::CliResult;
 
-CliResult run(std::vector<std::string> args) {
-  args.insert(args.begin(), "gpufabric");
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  std::ostringstream out, err;
-  CliResult r;
-  r.code = cli::run(static_cast<int>(argv.size()), argv.data(), out, err);
-  r.out = out.str();
-  r.err = err.str();
-  return r;
-}
+CliResult run(std::vector<std::string> args) { return test::run_cli(std::move(args)); }
 
 void expect_bad_input(const CliResult& r, const std::string& needle) {
   EXPECT_EQ(r.code, 2) << r.err;

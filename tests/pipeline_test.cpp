@@ -180,14 +180,10 @@ TEST(Pipeline, ImpossibleOptionsAreInputErrors) {
 }
 
 int cli(std::vector<std::string> args, std::string& out, std::string& err) {
-  args.insert(args.begin(), "gpufabric");
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  std::ostringstream o, e;
-  const int code = gf::cli::run(static_cast<int>(argv.size()), argv.data(), o, e);
-  out = o.str();
-  err = e.str();
-  return code;
+  const auto r = test::run_cli(std::move(args));
+  out = r.out;
+  err = r.err;
+  return r.code;
 }
 
 TEST(PipelineCli, TableNamesTheStarvingStageAndJsonCarriesIt) {

@@ -35,6 +35,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace probe;
+using test::run_cli;
 
 const std::string kRoot = std::string(GPUFABRIC_TEST_DATA) + "/probe_sysfs";
 
@@ -51,24 +52,6 @@ struct ScratchDir {
   ~ScratchDir() { fs::remove_all(path); }
   [[nodiscard]] std::string file(const std::string& name) const { return (path / name).string(); }
 };
-
-struct CliResult {
-  int code = 0;
-  std::string out;
-  std::string err;
-};
-
-CliResult run_cli(std::vector<std::string> args) {
-  args.insert(args.begin(), "gpufabric");
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  std::ostringstream out, err;
-  CliResult r;
-  r.code = cli::run(static_cast<int>(argv.size()), argv.data(), out, err);
-  r.out = out.str();
-  r.err = err.str();
-  return r;
-}
 
 // An HGX H100 node as it should be: 2 x Xeon 8480C, 8 x H100 SXM5 at Gen5 x16 with 18 NVLinks,
 // a ConnectX-7 at NDR 400, STREAM triad at 78% of theoretical, pinned copies at catalog efficiency.

@@ -3,8 +3,11 @@
 // is a connected chain of links.
 #include <gtest/gtest.h>
 
+#include <sstream>
 #include <string>
+#include <vector>
 
+#include "cli/commands.hpp"
 #include "hw/catalog.hpp"
 #include "topo/cluster_loader.hpp"
 #include "topo/topology.hpp"
@@ -40,6 +43,25 @@ inline ::testing::AssertionResult connected(const topo::Graph& g, const topo::Ro
   }
   if (at != to) return ::testing::AssertionFailure() << "route ends at " << g.name(at) << ", expected " << g.name(to);
   return ::testing::AssertionSuccess();
+}
+
+// The gpufabric command run in-process, with what it printed.
+struct CliResult {
+  int code = 0;
+  std::string out;
+  std::string err;
+};
+
+inline CliResult run_cli(std::vector<std::string> args) {
+  args.insert(args.begin(), "gpufabric");
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  std::ostringstream out, err;
+  CliResult r;
+  r.code = cli::run(static_cast<int>(argv.size()), argv.data(), out, err);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
 }
 
 // Runs an expression expected to throw InputError and returns its message.
