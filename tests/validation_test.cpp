@@ -97,8 +97,8 @@ TEST(CollectiveValidation, ErrorStaysWithinTheMeasuredBounds) {
   const auto checks = validate::check_collectives(validate::builtin_collective_rows(), gf::test::catalog());
   std::map<std::string, double> mape;
   for (const auto& e : report::collective_band_errors(checks)) mape[e.group] = e.mape;
-  EXPECT_LT(mape.at(">=64MiB single node"), 0.20);
-  EXPECT_LT(mape.at(">=64MiB"), 0.25);
+  EXPECT_LT(mape.at(">=64MiB single node"), 0.16);
+  EXPECT_LT(mape.at(">=64MiB"), 0.16);
   EXPECT_LT(mape.at("<=64KiB"), 0.45);
 }
 

@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "comm/pattern.hpp"
+#include "comm/pipeline_fill.hpp"
 #include "core/error.hpp"
 #include "sim/engine.hpp"
 
@@ -428,7 +429,10 @@ CollectiveResult predict(const Communicator& c, const CollectiveRequest& req) {
   r.latency = latency(c, req.op, r.algo, r.proto, LatencyUse::timing, req.cuda_graph, req.gpus_per_process);
   r.data_time = Seconds(rank_flow == flow ? ranking.get(r.algo, r.proto)
                                           : DataTimes(c, req.op, req.size, flow, req.root).get(r.algo, r.proto));
-  r.time = r.latency + r.data_time;
+  // NCCL's tuner ranks without the fill (its model is latency + bytes / bandwidth); the time
+  // reported includes it.
+  r.fill = pipeline_fill(c, r.algo, r.proto, req.size, r.data_time);
+  r.time = r.latency + r.data_time + r.fill;
   r.channels = channels(c, r.algo);
   r.algbw_GBps = r.time.value() > 0 ? req.size / r.time.value() / 1e9 : 0;
   r.busbw_GBps = r.algbw_GBps * busbw_factor(req.op, c.ranks());

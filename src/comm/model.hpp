@@ -33,6 +33,7 @@ struct CollectiveResult {
   Seconds time;
   Seconds latency;    // NCCL latency model part
   Seconds data_time;  // bytes moving through the topology
+  Seconds fill;       // chunk pipelines filling before they reach the steady rate
   Algo algo = Algo::ring;
   Proto proto = Proto::simple;
   Engine engine = Engine::analytic;

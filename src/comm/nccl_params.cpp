@@ -34,10 +34,11 @@ NcclParams parse_nccl_params(const std::string& text, const std::string& file) {
     for (auto& row : t)
       for (double& v : row) v = -1;
   const YAML::Node root = parse_yaml(text, file);
-  const Fields f(root, file, "",
-                 {"source", "base_latency_us", "hop_latency_us", "protocol_payload", "protocol_factor",
-                  "ll_max_busbw_GBps", "nvlink_efficiency", "nvls_efficiency", "launch_overhead_us",
-                  "launch_per_gpu_us", "net_reference_latency_us", "nvls_latency_us", "calibration_source"});
+  const Fields f(
+      root, file, "",
+      {"source", "base_latency_us", "hop_latency_us", "protocol_payload", "protocol_factor", "ll_max_busbw_GBps",
+       "nvlink_efficiency", "nvls_efficiency", "launch_overhead_us", "launch_per_gpu_us", "net_reference_latency_us",
+       "nvls_latency_us", "calibration_source", "pipeline"});
   n.source = f.text("source");
   parse_table(f, "base_latency_us", n.base);
   const Fields hop(f.node("hop_latency_us"), file, "hop_latency_us", {"nvlink", "pcie", "net"});
@@ -85,6 +86,10 @@ NcclParams parse_nccl_params(const std::string& text, const std::string& file) {
   n.nvls_latency_base_us = nl.number("base");
   n.nvls_latency_per_rank_us = nl.number("per_rank");
   n.calibration_source = f.text("calibration_source");
+  const Fields pl(f.node("pipeline"), file, "pipeline", {"steps", "simple_buffer_bytes", "nvls_channels"});
+  n.pipeline_steps = static_cast<int>(pl.integer("steps", 1, 64));
+  n.simple_buffer_bytes = pl.positive("simple_buffer_bytes");
+  n.nvls_channels = static_cast<int>(pl.integer("nvls_channels", 1, 64));
   return n;
 }
 

@@ -44,6 +44,7 @@ std::string collective_json(const CollectiveHeader& h, const std::vector<Collect
                    {"time_us", r.result.time.value() * 1e6},
                    {"latency_us", r.result.latency.value() * 1e6},
                    {"data_time_us", r.result.data_time.value() * 1e6},
+                   {"fill_us", r.result.fill.value() * 1e6},
                    {"algbw_GBps", r.result.algbw_GBps},
                    {"busbw_GBps", r.result.busbw_GBps},
                    {"algorithm", comm::to_string(r.result.algo)},

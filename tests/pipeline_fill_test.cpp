@@ -1,0 +1,90 @@
+#include <gtest/gtest.h>
+
+#include "comm/model.hpp"
+#include "comm/pipeline_fill.hpp"
+#include "test_support.hpp"
+
+using gf::test::preset;
+
+namespace gf::comm {
+namespace {
+
+topo::ClusterOverrides nodes(long n) {
+  topo::ClusterOverrides o;
+  o.nodes = n;
+  return o;
+}
+
+constexpr double KiB = 1024.0;
+constexpr double MiB = 1024.0 * KiB;
+
+TEST(PipelineFill, NvlsChunkFollowsNcclRules) {
+  const auto t = preset("dgx-h100");
+  const Communicator c(t, 0);
+  // 16 channels x 1 head on one node: 128 KiB from 128 MiB (64 x 16 x 128K) up, 64K below,
+  // 32K below 8 MiB, 16K below 1 MiB.
+  EXPECT_EQ(pipeline_shape(c, Algo::nvls, Proto::simple, 256 * MiB).chunk_bytes, 128 * KiB);
+  EXPECT_EQ(pipeline_shape(c, Algo::nvls, Proto::simple, 128 * MiB).chunk_bytes, 128 * KiB);
+  EXPECT_EQ(pipeline_shape(c, Algo::nvls, Proto::simple, 16 * MiB).chunk_bytes, 64 * KiB);
+  EXPECT_EQ(pipeline_shape(c, Algo::nvls, Proto::simple, 1 * MiB).chunk_bytes, 32 * KiB);
+  EXPECT_EQ(pipeline_shape(c, Algo::nvls, Proto::simple, 512 * KiB).chunk_bytes, 16 * KiB);
+  EXPECT_EQ(pipeline_shape(c, Algo::nvls, Proto::simple, 1 * MiB).pipelines, 16);
+}
+
+TEST(PipelineFill, RingsAndLineProtocolsHaveNone) {
+  const auto t = preset("dgx-h100", nodes(2));
+  const Communicator c(t, 0);
+  EXPECT_EQ(pipeline_fill(c, Algo::ring, Proto::simple, 1024 * MiB, Seconds(1e-3)).value(), 0.0);
+  EXPECT_EQ(pipeline_fill(c, Algo::tree, Proto::ll128, 64 * MiB, Seconds(1e-3)).value(), 0.0);
+  EXPECT_EQ(pipeline_fill(c, Algo::nvls_tree, Proto::ll, 64 * MiB, Seconds(1e-3)).value(), 0.0);
+}
+
+TEST(PipelineFill, IsNcclStepsChunksOnceThePipelineIsLong) {
+  const auto t = preset("dgx-h100");
+  const Communicator c(t, 0);
+  // 1 GiB over 16 pipelines of 128 KiB chunks = 512 chunks each: the fill is 8 of them.
+  const Seconds data(4e-3);
+  EXPECT_NEAR(pipeline_fill(c, Algo::nvls, Proto::simple, 1024 * MiB, data).value(), 4e-3 * 8 / 512, 1e-12);
+  // 1 MiB = 2 chunks of 32 KiB per pipeline: no more than the chunks there are.
+  EXPECT_NEAR(pipeline_fill(c, Algo::nvls, Proto::simple, 1 * MiB, data).value(), 4e-3, 1e-12);
+}
+
+TEST(PipelineFill, ShrinksRelativeToTheMessageAsItGrows) {
+  const auto t = preset("dgx-h100", nodes(2));
+  const Communicator c(t, 0);
+  double last = 1e9;
+  for (double size = 4 * MiB; size <= 16 * 1024 * MiB; size *= 4) {
+    const Seconds data(size / 250e9);
+    const double share = pipeline_fill(c, Algo::nvls_tree, Proto::simple, size, data).value() / data.value();
+    EXPECT_LE(share, last + 1e-12) << size;
+    last = share;
+  }
+  EXPECT_LT(last, 0.1);
+}
+
+TEST(PipelineFill, ATreeOfTwoHoldsOneChunkInFlight) {
+  // Two nodes, one GPU each: a chunk goes up one hop and down one, so one chunk of fill.
+  const auto t = preset("dgx-h100", nodes(2));
+  const Communicator c(t, 2);
+  const auto s = pipeline_shape(c, Algo::tree, Proto::simple, 16 * MiB);
+  ASSERT_GT(s.pipelines, 0);
+  EXPECT_EQ(s.depth, 1);
+  const double chunks = 16 * MiB / static_cast<double>(s.pipelines) / s.chunk_bytes;
+  const Seconds data(1e-3);
+  EXPECT_NEAR(pipeline_fill(c, Algo::tree, Proto::simple, 16 * MiB, data).value(), 1e-3 / chunks, 1e-12);
+}
+
+TEST(PipelineFill, PredictionAddsItToLatencyAndData) {
+  const auto t = preset("dgx-h100");
+  const Communicator c(t, 0);
+  CollectiveRequest r;
+  r.op = Op::all_reduce;
+  r.size = 256 * MiB;
+  r.algo = Algo::nvls;
+  const auto res = predict(c, r);
+  EXPECT_GT(res.fill.value(), 0.0);
+  EXPECT_NEAR(res.time.value(), res.latency.value() + res.data_time.value() + res.fill.value(), 1e-15);
+}
+
+}  // namespace
+}  // namespace gf::comm
