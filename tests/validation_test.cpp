@@ -89,17 +89,17 @@ TEST(CollectiveValidation, RowsAreCitedAndCoverTheSizeBands) {
   EXPECT_GE(multi, 20u);
 }
 
-// Regression bounds on the independent rows (calibration and source-flagged rows left out).
-// They are looser than the issue's targets (10% at >= 64 MiB, 25% at <= 64 KiB), which the
-// model does not reach yet: see the validation report and the issue note for the rows it
-// gets wrong.
+// The issue's accuracy targets on the independent rows (calibration and excluded rows left
+// out): at most 25% MAPE at <= 64 KiB, which the model meets, and 10% at >= 64 MiB, which it
+// does not yet: that band holds a regression bound instead (see the validation report and the
+// issue note for the rows it gets wrong).
 TEST(CollectiveValidation, ErrorStaysWithinTheMeasuredBounds) {
   const auto checks = validate::check_collectives(validate::builtin_collective_rows(), gf::test::catalog());
   std::map<std::string, double> mape;
   for (const auto& e : report::collective_band_errors(checks)) mape[e.group] = e.mape;
-  EXPECT_LT(mape.at(">=64MiB single node"), 0.16);
-  EXPECT_LT(mape.at(">=64MiB"), 0.16);
-  EXPECT_LT(mape.at("<=64KiB"), 0.45);
+  EXPECT_LT(mape.at("<=64KiB"), 0.25);
+  EXPECT_LT(mape.at(">=64MiB single node"), 0.15);
+  EXPECT_LT(mape.at(">=64MiB"), 0.14);
 }
 
 TEST(CollectiveValidation, CalibrationRowsReproduceTheirConstants) {

@@ -125,8 +125,9 @@ std::string collectives_text(const std::vector<validate::CollectiveCheck>& check
   }
   out += g.render();
   out +=
-      "\n(cal) rows set a model constant and (excl) rows are runs their own source calls faulty; neither\n"
-      "counts in the groups above.\n";
+      "\n(cal) rows set a model constant. (excl) rows are runs their own source calls faulty, or\n"
+      "timings that are not nccl-tests' (a harness's own overhead at sizes where it dominates).\n"
+      "Neither counts in the groups above; each exclusion's reason is below.\n";
   for (const auto& c : checks) {
     if (!c.row.excluded.empty()) out += "  excluded " + c.row.id + ": " + c.row.excluded + "\n";
   }
