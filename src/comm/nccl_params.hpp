@@ -38,9 +38,9 @@ struct NcclParams {
   std::string calibration_source;
   // Chunk pipelines (src/comm/pipeline_fill): NCCL_STEPS, the Simple buffer (NCCL_BUFFSIZE)
   // and NVLS's channel count.
-  int pipeline_steps = 8;
-  double simple_buffer_bytes = 4194304;
-  int nvls_channels = 16;
+  int pipeline_steps = 0;
+  double simple_buffer_bytes = 0;
+  int nvls_channels = 0;
 
   [[nodiscard]] double base_us(Algo a, Proto p) const { return base[static_cast<int>(a)][static_cast<int>(p)]; }
   [[nodiscard]] double hop_us(HopKind k, Algo a, Proto p) const {

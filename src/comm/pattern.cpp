@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "comm/nccl_params.hpp"
+
 namespace gf::comm {
 
 namespace {
@@ -223,6 +225,8 @@ long representative_node(const Communicator& c, Algo algo) {
 }
 
 int channels(const Communicator& c, Algo algo) {
+  // NVLS and NVLS-tree run NCCL_NVLS_NCHANNELS channels, on one node or several.
+  if (algo == Algo::nvls || algo == Algo::nvls_tree) return nccl_params().nvls_channels;
   // Across nodes NCCL runs two channels per NIC (or per GPU, whichever is more), at most 32.
   const int width = std::max(1, std::max(c.nics_per_node(), c.ranks_per_node()));
   if (c.nodes() > 1) return std::min(32, 2 * width);

@@ -48,7 +48,7 @@ PipelineShape pipeline_shape(const Communicator& c, Algo algo, Proto proto, doub
     }
     case Algo::nvls: {
       s.depth = 1;
-      s.pipelines = static_cast<long>(n.nvls_channels) * heads;
+      s.pipelines = channels(c, algo) * heads;
       const double ops = static_cast<double>(s.pipelines);
       double chunk = std::min(step, 131072.0);
       chunk = cut_below(chunk, size, ops, 64, 65536);
@@ -58,7 +58,7 @@ PipelineShape pipeline_shape(const Communicator& c, Algo algo, Proto proto, doub
     }
     case Algo::nvls_tree: {
       s.depth = 1 + ceil_log2(c.nodes());
-      s.pipelines = static_cast<long>(n.nvls_channels) * heads;
+      s.pipelines = channels(c, algo) * heads;
       const double ops = static_cast<double>(s.pipelines);
       double chunk = cut_below(step, size, ops, 32, 262144);
       chunk = cut_below(chunk, size, ops, 16, 131072);
