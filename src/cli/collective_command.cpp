@@ -130,7 +130,9 @@ std::string CollectiveOptions::run() const {
     row.size_bytes = size;
     row.count = static_cast<long>(size / type->bytes);
     row.type = type->name;
-    row.redop = comm::is_reduction(req.op) ? redop : "none";
+    // nccl-tests prints the -o operation for the reductions and for sendrecv (whose test loops
+    // over the ops like a reduction does); the others print "none".
+    row.redop = comm::is_reduction(req.op) || req.op == comm::Op::sendrecv ? redop : "none";
     row.root = rooted ? static_cast<int>(root_rank) : -1;
     row.result = comm::predict(c, req);
     rows.push_back(row);

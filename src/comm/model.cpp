@@ -10,6 +10,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "comm/p2p_channels.hpp"
 #include "comm/pattern.hpp"
 #include "comm/pipeline_fill.hpp"
 #include "core/error.hpp"
@@ -429,11 +430,21 @@ CollectiveResult predict(const Communicator& c, const CollectiveRequest& req) {
   r.latency = latency(c, req.op, r.algo, r.proto, LatencyUse::timing, req.cuda_graph, req.gpus_per_process);
   r.data_time = Seconds(rank_flow == flow ? ranking.get(r.algo, r.proto)
                                           : DataTimes(c, req.op, req.size, flow, req.root).get(r.algo, r.proto));
+  // Point-to-point transfers inside a node may run on fewer channels than the links could
+  // feed (NCCL's channel count per peer grows with the size): each channel moves at most its
+  // copy rate.
+  if (r.algo == Algo::p2p && r.proto == Proto::simple) {
+    r.data_time = Seconds(std::max(r.data_time.value(), p2p_channel_time(c, req.op, req.size).value()));
+  }
   // NCCL's tuner ranks without the fill (its model is latency + bytes / bandwidth); the time
   // reported includes it.
   r.fill = pipeline_fill(c, r.algo, r.proto, req.size, r.data_time);
   r.time = r.latency + r.data_time + r.fill;
   r.channels = channels(c, r.algo);
+  if (r.algo == Algo::p2p) {
+    const double peer_bytes = req.op == Op::alltoall ? req.size / static_cast<double>(c.ranks()) : req.size;
+    if (const int n = p2p_channels(c, peer_bytes); n > 0) r.channels = n;
+  }
   r.algbw_GBps = r.time.value() > 0 ? req.size / r.time.value() / 1e9 : 0;
   r.busbw_GBps = r.algbw_GBps * busbw_factor(req.op, c.ranks());
   return r;

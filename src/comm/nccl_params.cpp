@@ -38,7 +38,7 @@ NcclParams parse_nccl_params(const std::string& text, const std::string& file) {
       root, file, "",
       {"source", "base_latency_us", "hop_latency_us", "protocol_payload", "protocol_factor", "ll_max_busbw_GBps",
        "nvlink_efficiency", "nvls_efficiency", "launch_overhead_us", "launch_per_gpu_us", "net_reference_latency_us",
-       "nvls_latency_us", "calibration_source", "pipeline"});
+       "nvls_latency_us", "calibration_source", "pipeline", "p2p"});
   n.source = f.text("source");
   parse_table(f, "base_latency_us", n.base);
   const Fields hop(f.node("hop_latency_us"), file, "hop_latency_us", {"nvlink", "pcie", "net"});
@@ -90,6 +90,15 @@ NcclParams parse_nccl_params(const std::string& text, const std::string& file) {
   n.pipeline_steps = static_cast<int>(pl.integer("steps", 1, 64));
   n.simple_buffer_bytes = pl.positive("simple_buffer_bytes");
   n.nvls_channels = static_cast<int>(pl.integer("nvls_channels", 1, 64));
+  const Fields p2p(f.node("p2p"), file, "p2p", {"channels", "channels_per_peer", "nvl_chunk_bytes", "channel_GBps"});
+  n.p2p.channels = static_cast<int>(p2p.integer("channels", 1, 64));
+  n.p2p.channels_per_peer = static_cast<int>(p2p.integer("channels_per_peer", 1, 64));
+  n.p2p.nvl_chunk_bytes = p2p.positive("nvl_chunk_bytes");
+  const Fields rate(p2p.node("channel_GBps"), file, p2p.field("channel_GBps"), {"1", "2", "3", "4", "5"});
+  for (const auto& kv : p2p.node("channel_GBps")) {
+    const std::string g = kv.first.as<std::string>();
+    n.p2p_channel_GBps[std::stoi(g)] = rate.positive(g.c_str());
+  }
   return n;
 }
 

@@ -41,6 +41,15 @@ struct NcclParams {
   int pipeline_steps = 0;
   double simple_buffer_bytes = 0;
   int nvls_channels = 0;
+  // Point-to-point channels (src/comm/p2p_channels): the p2p channel pool, the channels one
+  // peer may use, and the p2p chunk inside an NVLink node (NCCL_P2P_NVL_CHUNKSIZE).
+  struct P2p {
+    int channels = 0;
+    int channels_per_peer = 0;
+    double nvl_chunk_bytes = 0;
+  } p2p;
+  // What one channel (one CUDA block) copies over NVLink, GB/s, by NVLink generation.
+  std::map<int, double> p2p_channel_GBps;
 
   [[nodiscard]] double base_us(Algo a, Proto p) const { return base[static_cast<int>(a)][static_cast<int>(p)]; }
   [[nodiscard]] double hop_us(HopKind k, Algo a, Proto p) const {

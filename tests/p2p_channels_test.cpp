@@ -1,0 +1,78 @@
+#include <gtest/gtest.h>
+
+#include "comm/model.hpp"
+#include "comm/p2p_channels.hpp"
+#include "test_support.hpp"
+
+using gf::test::preset;
+
+namespace gf::comm {
+namespace {
+
+constexpr double MiB = 1024.0 * 1024.0;
+
+topo::ClusterOverrides nodes(long n) {
+  topo::ClusterOverrides o;
+  o.nodes = n;
+  return o;
+}
+
+TEST(P2pChannels, GrowWithTheSizeInsideAnNvlinkNode) {
+  const auto t = preset("dgx-h100");
+  const Communicator c(t, 0);
+  // 8 ranks share 32 p2p channels: 4 per peer to start, doubled while a part exceeds
+  // 32 x 512 KiB = 16 MiB.
+  EXPECT_EQ(p2p_channels(c, 32 * MiB), 4);
+  EXPECT_EQ(p2p_channels(c, 64 * MiB), 4);
+  EXPECT_EQ(p2p_channels(c, 128 * MiB), 8);
+  EXPECT_EQ(p2p_channels(c, 256 * MiB), 16);
+  EXPECT_EQ(p2p_channels(c, 1024 * MiB), 32);
+  EXPECT_EQ(p2p_channels(c, 64 * 1024 * MiB), 32);  // never more than the channels per peer
+  // Small transfers: parts of at least 64 KiB.
+  EXPECT_EQ(p2p_channels(c, 128 * 1024.0), 2);
+}
+
+TEST(P2pChannels, FewerRanksStartWithMoreChannels) {
+  const auto t = preset("dgx-h100");
+  const Communicator two(t, 2);
+  EXPECT_EQ(p2p_channels(two, 64 * MiB), 16);
+}
+
+TEST(P2pChannels, DoNotBindAcrossNodesOrOverPcie) {
+  const auto multi = preset("dgx-h100", nodes(2));
+  EXPECT_EQ(p2p_channels(Communicator(multi, 0), 64 * MiB), 0);
+  EXPECT_EQ(p2p_channel_time(Communicator(multi, 0), Op::sendrecv, 64 * MiB).value(), 0.0);
+  const auto pcie = preset("pcie-8x-l40s");
+  EXPECT_EQ(p2p_channel_time(Communicator(pcie, 0), Op::sendrecv, 64 * MiB).value(), 0.0);
+}
+
+TEST(P2pChannels, SendrecvRunsAtTheChannelsCopyRate) {
+  const auto t = preset("dgx-h100");
+  const Communicator c(t, 0);
+  CollectiveRequest r;
+  r.op = Op::sendrecv;
+  r.size = 64 * MiB;
+  const auto res = predict(c, r);
+  EXPECT_EQ(res.channels, 4);
+  // 4 channels x 20.6 GB/s (NCCL's Hopper NVLink figure): the links could carry 4x more.
+  EXPECT_NEAR(res.data_time.value(), 64 * MiB / (4 * 20.6e9), 1e-9);
+  // The staircase: the time barely moves from 64 to 128 MiB, as the channels double.
+  r.size = 128 * MiB;
+  const auto twice = predict(c, r);
+  EXPECT_NEAR(twice.time.value() / res.time.value(), 1.0, 0.02);
+  // At 1 GiB the NVLink, not the channels, is the limit.
+  r.size = 1024 * MiB;
+  const auto big = predict(c, r);
+  EXPECT_GT(big.data_time.value(), p2p_channel_time(c, Op::sendrecv, r.size).value() * 1.5);
+}
+
+TEST(P2pChannels, AlltoallUsesEveryPeersChannelsAtOnce) {
+  const auto t = preset("dgx-h100");
+  const Communicator c(t, 0);
+  // 64 MiB alltoall on 8 ranks: 8 MiB per peer on 4 channels, 7 peers = 28 channels at once.
+  const double per_peer = 8 * MiB;
+  EXPECT_NEAR(p2p_channel_time(c, Op::alltoall, 64 * MiB).value(), per_peer / (4 * 20.6e9), 1e-12);
+}
+
+}  // namespace
+}  // namespace gf::comm
