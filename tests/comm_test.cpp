@@ -143,6 +143,26 @@ TEST(Ring, NvswitchRingRunsAtNcclsNvlinkRate) {
   EXPECT_NEAR(r.busbw_GBps, expected, 0.01 * expected);
 }
 
+TEST(CollNet, ChainRunsThroughTheNodesRanksNotNvls) {
+  // CollNetChain on 8 nodes of 8 x H100 (SHARP InfiniBand): each rank but the chain's two ends
+  // sends every byte twice over NVLink (reduce up the chain, broadcast down), so per rank
+  // 2 (p - 1) / p of the message leaves over NVLink; the NICs carry it once. algbw is one GPU's
+  // NVLink rate x p / (2 (p - 1)), not NVLS's.
+  const auto t = preset("dgx-h100", nodes(8));
+  const Communicator c(t, 0);
+  ASSERT_TRUE(c.sharp_capable());
+  const double size = 8.0 * (1 << 30);
+  const double nvlink = 18 * 25.0e9 * nccl_params().nvlink_efficiency.at(4);
+  const double expected = size / (nvlink * 8.0 / 14.0);
+  for (const Engine e : {Engine::flow, Engine::analytic}) {
+    const double data = data_time(c, Op::all_reduce, Algo::collnet_chain, Proto::simple, size, e).value();
+    EXPECT_NEAR(data / expected, 1.0, 0.02) << to_string(e);
+  }
+  // CollNetDirect reduces through NVLS inside the node, so it is faster here.
+  EXPECT_LT(data_time(c, Op::all_reduce, Algo::collnet_direct, Proto::simple, size, Engine::flow).value(),
+            0.8 * expected);
+}
+
 TEST(Tuner, ChoosesLikeNccl) {
   const auto h100 = preset("dgx-h100");
   const Communicator c(h100, 0);

@@ -68,6 +68,7 @@ TEST(Validation, BadRowsAreInputErrors) {
 }  // namespace
 }  // namespace gf
 
+#include "comm/collective.hpp"
 #include "report/validation_report.hpp"
 #include "validate/collective_validation.hpp"
 
@@ -100,6 +101,21 @@ TEST(CollectiveValidation, ErrorStaysWithinTheMeasuredBounds) {
   EXPECT_LT(mape.at("<=64KiB"), 0.25);
   EXPECT_LT(mape.at(">=64MiB single node"), 0.15);
   EXPECT_LT(mape.at(">=64MiB"), 0.14);
+}
+
+TEST(CollectiveValidation, AnUnknownForcedAlgorithmIsAnInputError) {
+  // A row that forced NCCL_ALGO must not be silently timed with the tuner's choice instead.
+  const std::string msg = gf::test::input_error([] {
+    (void)validate::parse_collective_rows(
+        "rows:\n  - {id: x, preset: dgx-h100, nodes: 2, gpus: 16, op: all_reduce, size_bytes: 1024, "
+        "measured_time_us: 30, algo: collnetchian, source: s}\n",
+        "c.yaml");
+  });
+  EXPECT_NE(msg.find("c.yaml:2"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("CollNetChain"), std::string::npos) << msg;
+  // NCCL_ALGO's spelling and the snake-case one name the same algorithm.
+  EXPECT_EQ(comm::parse_algo("collnet_chain"), comm::parse_algo("CollNetChain"));
+  EXPECT_EQ(comm::parse_algo("nvls_tree"), comm::Algo::nvls_tree);
 }
 
 TEST(CollectiveValidation, CalibrationRowsReproduceTheirConstants) {

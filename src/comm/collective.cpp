@@ -63,7 +63,9 @@ std::optional<Op> parse_op(const std::string& s) {
 }
 
 std::optional<Algo> parse_algo(const std::string& s) {
-  const std::string l = lower(s);
+  // NCCL_ALGO's spellings (CollNetChain, NVLSTree), also with '_' or '-' between the words.
+  std::string l = lower(s);
+  std::erase_if(l, [](char ch) { return ch == '_' || ch == '-'; });
   for (int i = 0; i <= static_cast<int>(Algo::hierarchical); ++i) {
     const auto a = static_cast<Algo>(i);
     if (l == lower(to_string(a))) return a;

@@ -142,11 +142,29 @@ void emit_nvls(const Communicator& c, double size, Emitter& e) {
 }
 
 // CollNet (SHARP): the node reduces internally, each NIC sends its share up to the switch and
-// receives the reduced share back.
-void emit_collnet(const Communicator& c, double size, Emitter& e) {
+// receives the reduced share back. CollNetChain reduces along a chain of the node's ranks
+// towards a head next to a NIC and broadcasts the result back down it (NCCL's chain: no NVLS
+// even where the NVSwitch has it); CollNetDirect reduces through NVLS where it can, otherwise
+// as a ring reduce-scatter and all-gather inside the node.
+void emit_collnet(const Communicator& c, Algo algo, double size, Emitter& e) {
   const auto& t = c.topology();
   const int p = c.ranks_per_node();
-  if (c.nvls_capable()) {
+  if (algo == Algo::collnet_chain) {
+    const int nch = channels(c, Algo::collnet_chain);
+    const double per = size / nch;
+    for (int ch = 0; ch < nch; ++ch) {
+      const int head = (ch * p / nch) % p;
+      for (long k = 0; k < c.nodes(); ++k) {
+        const long base = k * p;
+        for (int j = 1; j < p; ++j) {
+          const long a = base + (head + j) % p;
+          const long towards = base + (head + j - 1) % p;  // one step closer to the head
+          e.edge(a, towards, per);                         // reduce towards the head
+          e.edge(towards, a, per);                         // broadcast away from it
+        }
+      }
+    }
+  } else if (c.nvls_capable()) {
     emit_nvls(c, size, e);
   } else {
     const double vol = 2.0 * (p - 1) / p * size;
@@ -256,7 +274,7 @@ void emit_pattern(const Communicator& c, Op op, Algo algo, double size, double i
       emit_tree(c, size, false, e);
       return;
     case Algo::collnet_direct:
-    case Algo::collnet_chain: emit_collnet(c, size, e); return;
+    case Algo::collnet_chain: emit_collnet(c, algo, size, e); return;
     case Algo::hierarchical:
       if (op == Op::all_reduce) {
         emit_hierarchical(c, size, scope.phase, e);

@@ -68,7 +68,12 @@ std::vector<CollectiveRow> parse_collective_rows(const std::string& text, const 
     if (f.has("measured_time_us")) r.time_us = f.positive("measured_time_us");
     if (!r.busbw_GBps && !r.time_us) f.fail("measured_busbw_GBps", "give measured_busbw_GBps or measured_time_us");
     r.algo = f.text_or("algo", "");
+    if (!r.algo.empty() && !comm::parse_algo(r.algo))
+      f.fail("algo", "unknown algorithm '" + r.algo + "'",
+             "Ring, Tree, NVLS, NVLSTree, CollNetDirect, CollNetChain, PAT or Hierarchical");
     r.proto = f.text_or("proto", "");
+    if (!r.proto.empty() && !comm::parse_proto(r.proto))
+      f.fail("proto", "unknown protocol '" + r.proto + "'", "LL, LL128 or Simple");
     r.cuda_graph = f.flag_or("cuda_graph", false);
     r.gpus_per_process = static_cast<int>(f.integer_or("gpus_per_process", 1, 72, 1));
     r.machine = f.text_or("machine", "");
