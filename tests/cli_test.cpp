@@ -110,6 +110,9 @@ TEST(CliErrors, BadInputsExitTwoWithOneMessage) {
   expect_bad_input(run({"topo", "--cluster", gf::test::data_file("bad_syntax.yaml")}), "bad_syntax.yaml:");
   expect_bad_input(run({"topo", "--preset", "dgx-h100", "--catalog", gf::test::data_file("catalog_zero_bw")}),
                    "greater than zero");
+  expect_bad_input(run({"topo", "--preset", "dgx-h100", "--nic", "connectx-9"}), "--nic");
+  expect_bad_input(run({"topo", "--preset", "dgx-h100", "--nic", "efa-v1"}), "cannot run network 'ib-ndr'");
+  expect_bad_input(run({"topo", "--preset", "dgx-h100", "--bogus"}), "--bogus");
   expect_bad_input(run({"topo", "--bogus"}), "--bogus");
   expect_bad_input(run({"frobnicate"}), "unknown subcommand 'frobnicate'");
 }
@@ -158,6 +161,32 @@ TEST(CliCollective, ForcedAlgorithmsAndWarnings) {
                          "--proto", "Simple", "--format", "csv"});
   ASSERT_EQ(ring.code, 0) << ring.err;
   EXPECT_NE(ring.out.find(",Ring,Simple,"), std::string::npos) << ring.out;
+}
+
+TEST(CliCollective, NicSwapAndItsProtocols) {
+  // A slower NIC for every slot: two DGX H100 nodes with ConnectX-6 (200G) instead of
+  // ConnectX-7 (400G) reach about half the ring busbw at 8 GiB.
+  auto busbw = [](const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"collective", "all_gather", "--preset", "dgx-h100", "--nodes",  "2",
+                                     "-b",         "8G",         "-e",       "8G",       "--format", "csv"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto r = run(args);
+    EXPECT_EQ(r.code, 0) << r.err;
+    const auto row = r.out.substr(r.out.find('\n') + 1);
+    std::vector<std::string> cells;
+    std::size_t at = 0;
+    for (std::size_t comma; (comma = row.find(',', at)) != std::string::npos; at = comma + 1)
+      cells.push_back(row.substr(at, comma - at));
+    return std::stod(cells.at(7));
+  };
+  const double cx7 = busbw({});
+  const double cx6 = busbw({"--nic", "connectx-6", "--network", "ib-hdr"});
+  EXPECT_NEAR(cx6 / cx7, 0.5, 0.08);
+  // EFA v1's plugin forces NCCL_PROTO=simple across nodes: a forced LL says so.
+  const auto ll =
+      run({"collective", "all_reduce", "--preset", "aws-p4d", "--nodes", "2", "-b", "1K", "-e", "1K", "--proto", "LL"});
+  ASSERT_EQ(ll.code, 0) << ll.err;
+  EXPECT_NE(ll.out.find("sets NCCL_PROTO=simple"), std::string::npos) << ll.out;
 }
 
 TEST(CliCollective, BadInputExitsTwo) {

@@ -163,6 +163,23 @@ TEST(CollNet, ChainRunsThroughTheNodesRanksNotNvls) {
             0.8 * expected);
 }
 
+TEST(Protocols, EfaV1LeavesOnlySimpleAcrossNodes) {
+  // aws-ofi-nccl sets NCCL_PROTO=simple on EFA v1 (p3dn, p4d): across nodes every candidate is
+  // Simple; inside one node NCCL keeps LL and LL128.
+  const auto multi = preset("aws-p4d", nodes(2, topo::FabricKind::single));
+  const Communicator c(multi, 0);
+  ASSERT_FALSE(multi.network_ll_protocols());
+  for (const auto& [a, p] : candidates(c, Op::all_reduce)) EXPECT_EQ(p, Proto::simple) << to_string(a);
+  EXPECT_EQ(run(c, Op::all_reduce, 8).proto, Proto::simple);
+  const auto single = preset("aws-p4d");
+  const Communicator one(single, 0);
+  EXPECT_EQ(run(one, Op::all_reduce, 8).proto, Proto::ll);
+  // P5's EFA keeps them.
+  const auto p5 = preset("aws-p5", nodes(2, topo::FabricKind::single));
+  EXPECT_TRUE(p5.network_ll_protocols());
+  EXPECT_NE(run(Communicator(p5, 0), Op::all_reduce, 8).proto, Proto::simple);
+}
+
 TEST(Tuner, ChoosesLikeNccl) {
   const auto h100 = preset("dgx-h100");
   const Communicator c(h100, 0);

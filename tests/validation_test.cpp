@@ -113,6 +113,17 @@ TEST(CollectiveValidation, AnUnknownForcedAlgorithmIsAnInputError) {
   });
   EXPECT_NE(msg.find("c.yaml:2"), std::string::npos) << msg;
   EXPECT_NE(msg.find("CollNetChain"), std::string::npos) << msg;
+  // An unknown NIC in a row names the row's line and field, not the command-line option.
+  const std::string nic = gf::test::input_error([] {
+    (void)validate::check_collectives(
+        validate::parse_collective_rows(
+            "rows:\n  - {id: x, preset: dgx-h100, nodes: 2, gpus: 16, nic: connectx-99, op: all_reduce, "
+            "size_bytes: 1024, measured_time_us: 30, source: s}\n",
+            "n.yaml"),
+        gf::test::catalog());
+  });
+  EXPECT_NE(nic.find("n.yaml:2"), std::string::npos) << nic;
+  EXPECT_NE(nic.find("field 'nic'"), std::string::npos) << nic;
   // NCCL_ALGO's spelling and the snake-case one name the same algorithm.
   EXPECT_EQ(comm::parse_algo("collnet_chain"), comm::parse_algo("CollNetChain"));
   EXPECT_EQ(comm::parse_algo("nvls_tree"), comm::Algo::nvls_tree);

@@ -14,7 +14,7 @@ struct ClusterOptions {
   std::string preset;
   std::string cluster_file;
   std::string catalog_dir;
-  std::string nodes, network, nics_per_node, fabric, tiers, oversubscription, gpudirect, p2p;
+  std::string nodes, network, nic, nics_per_node, fabric, tiers, oversubscription, gpudirect, p2p;
 
   void add_to(CLI::App& app);
   [[nodiscard]] hw::Catalog load_catalog() const;

@@ -209,6 +209,9 @@ bool available(const Communicator& c, Op op, Algo a) {
 }
 
 bool proto_available(const Communicator& c, Algo a, Proto p) {
+  // A NIC whose NCCL plugin sets NCCL_PROTO=simple (EFA before P5) leaves Simple only across
+  // nodes, for every algorithm.
+  if (c.nodes() > 1 && !c.topology().network_ll_protocols() && p != Proto::simple) return false;
   if (a == Algo::nvls || a == Algo::nvls_tree || a == Algo::collnet_direct || a == Algo::collnet_chain) {
     return p == Proto::simple;
   }
@@ -253,10 +256,16 @@ Seconds latency(const Communicator& c, Op op, Algo a, Proto p, LatencyUse use, b
   const long ranks = c.ranks();
   const long nodes = c.nodes();
   const long ppn = c.ranks_per_node();
-  const Algo table = a == Algo::p2p || a == Algo::hierarchical ? Algo::ring : a;
+  // NCCL's Tree/Simple hop figure (28 us on every link type) is, in its own words, "some chunk
+  // latency, waiting for proper chunk modeling" (tuning.cc, where ring broadcast borrows it).
+  // The tuner chooses with it; the reported time models the chunk pipeline explicitly
+  // (pipeline_fill), so a Tree/Simple step there costs what a Simple step on the same link
+  // costs in a ring.
+  const bool chunk_modelled = use == LatencyUse::timing && a == Algo::tree && p == Proto::simple;
+  const Algo table = a == Algo::p2p || a == Algo::hierarchical || chunk_modelled ? Algo::ring : a;
   const HopKind intra_kind = c.intra_hop();
   auto hop = [&](HopKind k) { return std::max(0.0, n.hop_us(k, table, p)); };
-  const double base = std::max(0.0, n.base_us(table, p));
+  const double base = std::max(0.0, n.base_us(chunk_modelled ? a : table, p));
   double intra = hop(intra_kind);
   // NCCL's network figures were measured on InfiniBand; slower endpoints (TCP, EFA) add the
   // difference of their one-way latency to every step across the network.
@@ -383,6 +392,12 @@ CollectiveResult predict(const Communicator& c, const CollectiveRequest& req) {
                                        c.nodes() == 1 ? "" : "s", to_string(fallback)));
       algo = fallback;
     }
+  }
+  if (proto && *proto != Proto::simple && c.nodes() > 1 && !c.topology().network_ll_protocols()) {
+    r.warnings.push_back(fmt::format(
+        "NCCL_PROTO={}: this network's NCCL plugin sets NCCL_PROTO=simple because its endpoints do not deliver "
+        "128-byte stores in order; forced, NCCL runs {} and the data may be corrupt",
+        to_string(*proto), to_string(*proto)));
   }
   if (algo && proto && !proto_available(c, *algo, *proto)) {
     if (*algo == Algo::nvls || *algo == Algo::nvls_tree || *algo == Algo::collnet_direct ||

@@ -134,6 +134,7 @@ NicSpec parse_nic(const Fields& f) {
     if (std::find(ok.begin(), ok.end(), fam) == ok.end()) f.fail("families", "unknown family '" + fam + "'", join(ok));
   }
   n.latency = nanoseconds(f.positive_or("latency_ns", 600));
+  n.ll_protocols = f.flag_or("ll_protocols", true);
   n.source = source_of(f);
   n.note = f.text_or("note", "");
   return n;
@@ -249,7 +250,8 @@ void Catalog::load_text(const std::string& text, const std::string& file) {
                 "default_switch", "default_nic", "source", "note"},
                networks_, origin_, parse_network);
   load_section(root, "nics", file,
-               {"name", "display_name", "max_rate_Gbps", "ports", "pcie", "families", "latency_ns", "source", "note"},
+               {"name", "display_name", "max_rate_Gbps", "ports", "pcie", "families", "latency_ns", "ll_protocols",
+                "source", "note"},
                nics_, origin_, parse_nic);
   load_section(root, "switches", file,
                {"name", "display_name", "family", "radix", "port_rate_Gbps", "latency_ns", "sharp", "source", "note"},

@@ -30,6 +30,10 @@ struct NicSpec {
   PcieLink pcie;
   std::vector<std::string> families;
   Seconds latency;
+  // Whether NCCL may run its LL and LL128 protocols through this NIC. False where the NIC's
+  // NCCL network plugin sets NCCL_PROTO=simple because the endpoint cannot deliver 128-byte
+  // aligned stores in order (LL and LL128 would corrupt data).
+  bool ll_protocols = true;
   std::string source;
   std::string note;
 };

@@ -1,6 +1,5 @@
 #include "topo/cluster_loader.hpp"
 
-
 #include "core/yaml_fields.hpp"
 #include "data/embedded.hpp"
 
@@ -270,6 +269,18 @@ void apply_overrides(ClusterSpec& spec, const ClusterOverrides& o, const hw::Cat
       for (const auto& fam : spec_nic.families) ok = ok || fam == net.family;
       if (!ok) nic.model = net.default_nic;
     }
+  }
+  if (o.nic) {
+    const auto& nic = catalog.nic(*o.nic, {}, "--nic");
+    const auto& net = catalog.network(spec.network.tech, spec.network.tech_where, "network.tech");
+    if (std::find(nic.families.begin(), nic.families.end(), net.family) == nic.families.end()) {
+      throw InputError({}, "--nic", "NIC '" + nic.name + "' cannot run network '" + net.name + "' (" + net.family + ")",
+                       "a NIC whose families include " + net.family + ", e.g. " + net.default_nic);
+    }
+    if (spec.node.nics.empty()) {
+      throw InputError({}, "--nic", "the node design lists no NIC slots to fill", "a cluster file with a nics: list");
+    }
+    for (auto& n : spec.node.nics) n.model = nic.name;
   }
   if (o.nics_per_node) {
     if (*o.nics_per_node < 0 || *o.nics_per_node > 64) {

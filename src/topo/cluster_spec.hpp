@@ -91,6 +91,7 @@ struct ClusterSpec {
 struct ClusterOverrides {
   std::optional<long> nodes;
   std::optional<std::string> network;
+  std::optional<std::string> nic;  // replaces every NIC's model
   std::optional<int> nics_per_node;
   std::optional<FabricKind> fabric;
   std::optional<int> tiers;

@@ -44,6 +44,7 @@ Topology::Topology(ClusterSpec spec, const hw::Catalog& catalog) : spec_(std::mo
                        "a NIC whose families include " + network_.family + ", e.g. " + network_.default_nic);
     }
     nic_rate = i == 0 ? nic.max_rate : std::min(nic_rate, nic.max_rate);
+    ll_protocols_ = ll_protocols_ && nic.ll_protocols;
   }
   if (node_->nics() > 0) {
     fabric_.emplace(spec_.network.fabric, spec_.network.tiers, spec_.network.oversubscription, switch_, network_,

@@ -50,6 +50,8 @@ public:
 
   // Whether traffic between servers is RDMA straight from GPU memory.
   [[nodiscard]] bool gpudirect_active() const;
+  // Whether NCCL may use its LL / LL128 protocols between servers (every NIC allows them).
+  [[nodiscard]] bool network_ll_protocols() const { return ll_protocols_; }
 
 private:
   [[nodiscard]] Route shift(Route r, long node) const;  // template ids -> node `node`
@@ -64,6 +66,7 @@ private:
   std::unique_ptr<NodeTemplate> node_;
   std::optional<NetworkFabric> fabric_;
   Graph graph_;
+  bool ll_protocols_ = true;
 };
 
 }  // namespace gf::topo

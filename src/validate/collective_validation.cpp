@@ -31,6 +31,7 @@ std::vector<CollectiveRow> parse_collective_rows(const std::string& text, const 
                     "nodes",
                     "gpus",
                     "network",
+                    "nic",
                     "nics_per_node",
                     "p2p",
                     "gpudirect",
@@ -57,6 +58,9 @@ std::vector<CollectiveRow> parse_collective_rows(const std::string& text, const 
     r.nodes = f.integer_or("nodes", 1, 100000, 1);
     r.gpus = f.integer("gpus", 1, 100000);
     r.network = f.text_or("network", "");
+    if (f.has("network")) r.network_where = f.where("network");
+    r.nic = f.text_or("nic", "");
+    if (f.has("nic")) r.nic_where = f.where("nic");
     if (f.has("nics_per_node")) r.nics_per_node = static_cast<int>(f.integer("nics_per_node", 0, 64));
     if (f.has("p2p")) r.p2p = f.flag("p2p");
     if (f.has("gpudirect")) r.gpudirect = f.flag("gpudirect");
@@ -104,6 +108,7 @@ std::vector<CollectiveCheck> check_collectives(const std::vector<CollectiveRow>&
     topo::ClusterOverrides o;
     o.nodes = row.nodes;
     if (!row.network.empty()) o.network = row.network;
+    if (!row.nic.empty()) o.nic = row.nic;
     if (row.nics_per_node) o.nics_per_node = *row.nics_per_node;
     if (row.p2p) o.p2p = *row.p2p;
     if (row.gpudirect) o.gpudirect = *row.gpudirect;
@@ -111,7 +116,15 @@ std::vector<CollectiveCheck> check_collectives(const std::vector<CollectiveRow>&
       // Multi-node measurements ran on real fabrics; a fat-tree holds any of these sizes.
       o.fabric = topo::FabricKind::fat_tree;
     }
-    topo::apply_overrides(spec, o, catalog);
+    try {
+      topo::apply_overrides(spec, o, catalog);
+    } catch (const InputError& e) {
+      // The overrides came from the row's network: and nic: fields; point at them, not at the
+      // command-line options they stand for.
+      if (e.field() == "--network") throw InputError(row.network_where, "network", e.problem(), e.valid());
+      if (e.field() == "--nic") throw InputError(row.nic_where, "nic", e.problem(), e.valid());
+      throw;
+    }
     const topo::Topology t(spec, catalog);
     const comm::Communicator c(t, row.gpus);
     comm::CollectiveRequest req;

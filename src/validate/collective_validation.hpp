@@ -16,6 +16,9 @@ struct CollectiveRow {
   long nodes = 1;
   long gpus = 0;
   std::string network;
+  SourceLocation network_where;
+  std::string nic;
+  SourceLocation nic_where;
   std::optional<int> nics_per_node;
   std::optional<bool> p2p;
   std::optional<bool> gpudirect;
