@@ -1,5 +1,7 @@
 #include "topo/cluster_loader.hpp"
 
+#include <algorithm>
+
 #include "core/yaml_fields.hpp"
 #include "data/embedded.hpp"
 
