@@ -91,16 +91,18 @@ TEST(CollectiveValidation, RowsAreCitedAndCoverTheSizeBands) {
 }
 
 // The issue's accuracy targets on the independent rows (calibration and excluded rows left
-// out): at most 25% MAPE at <= 64 KiB, which the model meets, and 10% at >= 64 MiB, which it
-// does not yet: that band holds a regression bound instead (see the validation report and the
+// out): at most 25% MAPE at <= 64 KiB and at most 10% at >= 64 MiB. The sub-bands hold
+// regression bounds a little above where the model stands (see the validation report and the
 // issue note for the rows it gets wrong).
-TEST(CollectiveValidation, ErrorStaysWithinTheMeasuredBounds) {
+TEST(CollectiveValidation, ErrorStaysWithinTheIssuesTargets) {
   const auto checks = validate::check_collectives(validate::builtin_collective_rows(), gf::test::catalog());
   std::map<std::string, double> mape;
   for (const auto& e : report::collective_band_errors(checks)) mape[e.group] = e.mape;
-  EXPECT_LT(mape.at("<=64KiB"), 0.25);
-  EXPECT_LT(mape.at(">=64MiB single node"), 0.15);
-  EXPECT_LT(mape.at(">=64MiB"), 0.14);
+  EXPECT_LE(mape.at("<=64KiB"), 0.25);
+  EXPECT_LE(mape.at(">=64MiB"), 0.10);
+  EXPECT_LT(mape.at(">=64MiB single node"), 0.10);
+  EXPECT_LT(mape.at(">=64MiB multi-node"), 0.13);
+  EXPECT_LT(mape.at("64KiB-64MiB"), 0.25);
 }
 
 TEST(CollectiveValidation, AnUnknownForcedAlgorithmIsAnInputError) {
