@@ -180,6 +180,16 @@ TEST(Protocols, EfaV1LeavesOnlySimpleAcrossNodes) {
   EXPECT_NE(run(Communicator(p5, 0), Op::all_reduce, 8).proto, Proto::simple);
 }
 
+TEST(Channels, NvswitchNodesOpenWhatNcclPrints) {
+  // "24 coll channels" on A100 and H100 nodes, 32 on B200; a mesh or PCIe node keeps its link
+  // count; across nodes two per NIC.
+  EXPECT_EQ(channels(Communicator(preset("dgx-a100"), 0), Algo::ring), 24);
+  EXPECT_EQ(channels(Communicator(preset("dgx-h100"), 0), Algo::ring), 24);
+  EXPECT_EQ(channels(Communicator(preset("dgx-b200"), 0), Algo::ring), 32);
+  EXPECT_EQ(channels(Communicator(preset("dgx1-v100"), 0), Algo::ring), 6);
+  EXPECT_EQ(channels(Communicator(preset("dgx-h100", nodes(2)), 0), Algo::ring), 16);
+}
+
 TEST(Tuner, ChoosesLikeNccl) {
   const auto h100 = preset("dgx-h100");
   const Communicator c(h100, 0);

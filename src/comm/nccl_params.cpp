@@ -38,7 +38,7 @@ NcclParams parse_nccl_params(const std::string& text, const std::string& file) {
       root, file, "",
       {"source", "base_latency_us", "hop_latency_us", "protocol_payload", "protocol_factor", "ll_max_busbw_GBps",
        "nvlink_efficiency", "nvls_efficiency", "launch_overhead_us", "launch_per_gpu_us", "net_reference_latency_us",
-       "nvls_latency_us", "calibration_source", "pipeline", "p2p"});
+       "nvls_latency_us", "calibration_source", "pipeline", "p2p", "nvswitch_coll_channels"});
   n.source = f.text("source");
   parse_table(f, "base_latency_us", n.base);
   const Fields hop(f.node("hop_latency_us"), file, "hop_latency_us", {"nvlink", "pcie", "net"});
@@ -98,6 +98,11 @@ NcclParams parse_nccl_params(const std::string& text, const std::string& file) {
   for (const auto& kv : p2p.node("channel_GBps")) {
     const std::string g = kv.first.as<std::string>();
     n.p2p_channel_GBps[std::stoi(g)] = rate.positive(g.c_str());
+  }
+  const Fields cc(f.node("nvswitch_coll_channels"), file, "nvswitch_coll_channels", {"1", "2", "3", "4", "5"});
+  for (const auto& kv : f.node("nvswitch_coll_channels")) {
+    const std::string g = kv.first.as<std::string>();
+    n.nvswitch_coll_channels[std::stoi(g)] = static_cast<int>(cc.integer(g.c_str(), 1, 64));
   }
   return n;
 }

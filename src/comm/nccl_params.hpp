@@ -50,6 +50,8 @@ struct NcclParams {
   } p2p;
   // What one channel (one CUDA block) copies over NVLink, GB/s, by NVLink generation.
   std::map<int, double> p2p_channel_GBps;
+  // Ring/tree ("coll") channels NCCL opens inside one NVSwitch node, by NVLink generation.
+  std::map<int, int> nvswitch_coll_channels;
 
   [[nodiscard]] double base_us(Algo a, Proto p) const { return base[static_cast<int>(a)][static_cast<int>(p)]; }
   [[nodiscard]] double hop_us(HopKind k, Algo a, Proto p) const {

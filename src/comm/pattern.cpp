@@ -251,6 +251,11 @@ int channels(const Communicator& c, Algo algo) {
   if (algo == Algo::tree) return 2;
   if (c.nvlink_intra()) {
     const auto& gpu = c.topology().gpu_spec();
+    // An NVSwitch node: the channel count NCCL prints at init for this NVLink generation.
+    if (c.topology().node().has_nvswitch() && gpu.nvlink) {
+      const auto& table = nccl_params().nvswitch_coll_channels;
+      if (const auto it = table.find(gpu.nvlink->generation); it != table.end()) return it->second;
+    }
     return std::clamp(gpu.nvlink ? gpu.nvlink->links : 2, 2, 32);
   }
   return 2;
