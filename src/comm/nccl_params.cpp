@@ -24,6 +24,18 @@ void parse_table(const Fields& f, const char* key, double (&out)[9][3]) {
   }
 }
 
+// A map keyed by NVLink generation ("1".."5"), each value read by `read` (which checks it).
+template <typename T, typename Read>
+std::map<int, T> by_generation(const Fields& parent, const char* key, Read read) {
+  const Fields f(parent.node(key), parent.file(), parent.field(key), {"1", "2", "3", "4", "5"});
+  std::map<int, T> out;
+  for (const auto& kv : parent.node(key)) {
+    const std::string g = kv.first.as<std::string>();
+    out[std::stoi(g)] = read(f, g.c_str());
+  }
+  return out;
+}
+
 }  // namespace
 
 NcclParams parse_nccl_params(const std::string& text, const std::string& file) {
@@ -69,16 +81,9 @@ NcclParams parse_nccl_params(const std::string& text, const std::string& file) {
     n.ll_cap_multi[m][0] = row.positive("intel");
     n.ll_cap_multi[m][1] = row.positive("amd");
   }
-  const Fields eff(f.node("nvlink_efficiency"), file, "nvlink_efficiency", {"1", "2", "3", "4", "5"});
-  for (const auto& kv : f.node("nvlink_efficiency")) {
-    const std::string g = kv.first.as<std::string>();
-    n.nvlink_efficiency[std::stoi(g)] = eff.fraction(g.c_str());
-  }
-  const Fields nv(f.node("nvls_efficiency"), file, "nvls_efficiency", {"1", "2", "3", "4", "5"});
-  for (const auto& kv : f.node("nvls_efficiency")) {
-    const std::string g = kv.first.as<std::string>();
-    n.nvls_efficiency[std::stoi(g)] = nv.fraction(g.c_str());
-  }
+  const auto fraction = [](const Fields& g, const char* k) { return g.fraction(k); };
+  n.nvlink_efficiency = by_generation<double>(f, "nvlink_efficiency", fraction);
+  n.nvls_efficiency = by_generation<double>(f, "nvls_efficiency", fraction);
   n.launch_overhead_us = f.number("launch_overhead_us");
   n.launch_per_gpu_us = f.number("launch_per_gpu_us");
   n.net_reference_latency_us = f.positive("net_reference_latency_us");
@@ -94,16 +99,11 @@ NcclParams parse_nccl_params(const std::string& text, const std::string& file) {
   n.p2p.channels = static_cast<int>(p2p.integer("channels", 1, 64));
   n.p2p.channels_per_peer = static_cast<int>(p2p.integer("channels_per_peer", 1, 64));
   n.p2p.nvl_chunk_bytes = p2p.positive("nvl_chunk_bytes");
-  const Fields rate(p2p.node("channel_GBps"), file, p2p.field("channel_GBps"), {"1", "2", "3", "4", "5"});
-  for (const auto& kv : p2p.node("channel_GBps")) {
-    const std::string g = kv.first.as<std::string>();
-    n.p2p_channel_GBps[std::stoi(g)] = rate.positive(g.c_str());
-  }
-  const Fields cc(f.node("nvswitch_coll_channels"), file, "nvswitch_coll_channels", {"1", "2", "3", "4", "5"});
-  for (const auto& kv : f.node("nvswitch_coll_channels")) {
-    const std::string g = kv.first.as<std::string>();
-    n.nvswitch_coll_channels[std::stoi(g)] = static_cast<int>(cc.integer(g.c_str(), 1, 64));
-  }
+  n.p2p_channel_GBps =
+      by_generation<double>(p2p, "channel_GBps", [](const Fields& g, const char* k) { return g.positive(k); });
+  n.nvswitch_coll_channels = by_generation<int>(f, "nvswitch_coll_channels", [](const Fields& g, const char* k) {
+    return static_cast<int>(g.integer(k, 1, 64));
+  });
   return n;
 }
 
