@@ -1,6 +1,7 @@
 #include "comm/pattern.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "comm/nccl_params.hpp"
 
@@ -18,10 +19,11 @@ public:
     if (a == b || bytes <= 0) return;
     if (scope_.only_node >= 0 && c_.node_of(a) != scope_.only_node && c_.node_of(b) != scope_.only_node) return;
     const topo::Route r = c_.route(a, b, nic_choice);
-    double wire = bytes * inflate_;
-    // With peer-to-peer off, copies are staged through host memory and reach only part of the
-    // path's rate (the catalog's host_staging efficiency).
-    if (r.transport == topo::Transport::host_staged) wire /= c_.staging_efficiency();
+    const double wire = bytes * inflate_;
+    if (scope_.connection_time != nullptr) {
+      const double rate = c_.connection_rate(a, b);
+      if (std::isfinite(rate)) *scope_.connection_time = std::max(*scope_.connection_time, wire / rate);
+    }
     sink_(r.links, wire);
   }
 

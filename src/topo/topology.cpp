@@ -82,7 +82,7 @@ Route Topology::shift(Route r, long node) const {
   return r;
 }
 
-Route Topology::route_gpus(long a, long b, int channel, bool ideal_ecmp) const {
+Route Topology::route_gpus(long a, long b, int channel, bool ideal_ecmp, bool gdr) const {
   const long g = node_->gpus();
   const long na = a / g;
   const long nb = b / g;
@@ -100,7 +100,7 @@ Route Topology::route_gpus(long a, long b, int channel, bool ideal_ecmp) const {
   const DeviceId gpu_b = node_->gpu(ib);
   const DeviceId nic_a = node_->nic(ra);
   const DeviceId nic_b = node_->nic(rb);
-  if (gpudirect_active()) {
+  if (gdr) {
     r.transport = Transport::gpudirect_rdma;
     append_shifted(node_->pcie_path(gpu_a, nic_a).links, na, r.links);
     r.ecmp_paths = route_network(na, ra, nb, rb, a, b, ideal_ecmp, r.links);

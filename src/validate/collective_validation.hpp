@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "comm/nccl_config.hpp"
 #include "hw/catalog.hpp"
 
 namespace gf::validate {
@@ -30,7 +31,11 @@ struct CollectiveRow {
   std::string algo;
   std::string proto;
   bool cuda_graph = false;
-  int gpus_per_process = 1;  // nccl-tests -g
+  int gpus_per_process = 1;                   // nccl-tests -g
+  comm::NcclConfig nccl_env;                  // the NCCL_* variables the run set
+  std::vector<std::string> nccl_env_ignored;  // variables set that the model does not read
+  std::string transport;                      // what the source's NCCL log shows, when known
+  std::string network_actual;                 // the real network, where `network` is a stand-in
   std::string machine;
   bool calibration = false;
   std::string excluded;  // why the row is left out of the error groups (its source calls the run faulty)
