@@ -77,8 +77,9 @@ void Communicator::choose_transports() {
   const auto& gpu = t_.gpu_spec();
   // The driver's word on P2P (NVML's p2pStatus): off when the cluster says so, and always off
   // on GPUs whose driver refuses it (GeForce), whatever the cluster file asks for.
-  const bool driver_p2p = t_.spec().p2p && gpu.p2p_supported;
-  if (t_.spec().p2p && !gpu.p2p_supported) {
+  const bool driver_allows = gpu.p2p_supported || t_.spec().p2p_patched_driver;
+  const bool driver_p2p = t_.spec().p2p && driver_allows;
+  if (t_.spec().p2p && !driver_allows) {
     notes_.push_back(
         fmt::format("P2P stays off: the {} driver does not allow peer-to-peer, so NCCL uses SHM (host "
                     "memory) between these GPUs whatever p2p says",
@@ -153,10 +154,10 @@ topo::Route Communicator::route(long a, long b, int nic_choice) const {
   }
 }
 
-double Communicator::connection_rate(long a, long b) const {
+double Communicator::connection_rate(long a, long b, bool simplex) const {
   const auto& n = nccl_params();
   switch (transport(a, b)) {
-    case NcclTransport::shm: return n.shm_channel_GBps * 1e9;
+    case NcclTransport::shm: return (simplex ? n.shm_simplex_channel_GBps : n.shm_channel_GBps) * 1e9;
     case NcclTransport::net_socket: {
       // NCCL's socket transport: the slowest socket's rate times the sockets of a connection
       // (NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD; by default one, driven by the proxy).
@@ -170,7 +171,8 @@ double Communicator::connection_rate(long a, long b) const {
 std::vector<std::string> Communicator::transport_summary() const {
   std::vector<std::string> out;
   std::map<std::string, std::string> seen;  // transport -> first example pair
-  const std::string net_name = t_.network().family == "efa" ? "Libfabric" : "IB";
+  const std::string& tech = t_.network().transport;
+  const std::string net_name = t_.network().family == "efa" ? "Libfabric" : tech == "tcpx" ? "GPUDirectTCPX" : "IB";
   for (int a = 0; a < ppn_; ++a) {
     for (int b = 0; b < ppn_; ++b) {
       if (a == b) continue;

@@ -37,7 +37,9 @@ public:
   // What one connection (one channel to one peer) can move, bytes/s, where the transport has
   // such a limit (SHM's GPU loads and stores through host memory, a TCP stream driven by NCCL's
   // proxy thread); infinity otherwise.
-  [[nodiscard]] double connection_rate(long a, long b) const;
+  // `simplex`: each GPU only sends or only receives over SHM in this operation (a chain of two
+  // ranks); otherwise its threads store and load across PCIe at once, which is slower.
+  [[nodiscard]] double connection_rate(long a, long b, bool simplex = false) const;
   [[nodiscard]] const NcclConfig& env() const { return env_; }
   // The transports in use, one line per class of edge, as NCCL_DEBUG=INFO names them.
   [[nodiscard]] std::vector<std::string> transport_summary() const;

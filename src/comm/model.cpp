@@ -386,6 +386,14 @@ bool uses_flow_engine(const Communicator& c, Engine e) {
 
 namespace {
 
+// NCCL's treeCorrectionFactor for `size` bytes (1 outside 64 B to 256 MiB).
+double tree_correction(Proto p, double size) {
+  long lg = 0;
+  for (double v = std::floor(size / 64); v >= 2; v /= 2) ++lg;
+  if (size < 64 || lg >= 23) return 1.0;
+  return nccl_params().tuner.tree_correction[static_cast<int>(p)][lg];
+}
+
 double peer_bytes(const Communicator& c, Op op, double size) {
   return op == Op::alltoall ? size / static_cast<double>(c.ranks()) : size;
 }
@@ -406,6 +414,11 @@ Timing time_of(const Communicator& c, const CollectiveRequest& req, Algo a, Prot
   DataTimes own(c, req.op, req.size, flow, req.root);
   DataTimes& d = shared != nullptr ? *shared : own;
   t.data = Seconds(d.get(a, p));
+  // NCCL's trees reach less than their steady rate at medium sizes ("Trees are not perfectly
+  // sticking to the model for medium sizes", tuning.cc): NCCL's own measured factors by size,
+  // which its tuner applies to the tree's bandwidth, apply to the time here too. The pipeline
+  // fill below is the start-up of the chunk stream; this is the shortfall of its steady part.
+  if (a == Algo::tree && req.op == Op::all_reduce) t.data = Seconds(t.data.value() / tree_correction(p, req.size));
   // Point-to-point transfers inside a node may run on fewer channels than the links could
   // feed (NCCL's channel count per peer grows with the size): each channel moves at most its
   // copy rate.
@@ -438,11 +451,12 @@ std::pair<Algo, Proto> choose(const Communicator& c, const CollectiveRequest& re
   }
   std::pair<Algo, Proto> best = options.front();
   double best_time = std::numeric_limits<double>::infinity();
-  // NCCL searches its ring and tree graphs over the same links with the same speeds, so a
-  // tree's graph bandwidth is the ring's (gpufabric's tree pattern would differ from NCCL's
-  // view where per-connection limits apply).
+  // Inside one node NCCL's tree is a chain through the ranks, searched over the same links at
+  // the same speeds as its rings: its graph bandwidth is the ring's (gpufabric's chain pattern
+  // would differ from NCCL's view where per-connection limits apply). Across nodes the tree's
+  // own pattern stands for its graph (it crosses the network with half a ring's traffic).
   auto graph_time = [&](Algo a) {
-    if (a != Algo::tree || req.op != Op::all_reduce) return graph.simple(a);
+    if (a != Algo::tree || req.op != Op::all_reduce || c.nodes() > 1) return graph.simple(a);
     const double ring = graph.simple(Algo::ring);
     if (!(ring > 0)) return graph.simple(a);
     const double ring_busbw = req.size / ring / nccl_algbw_ratio(req.op, Algo::ring, c.ranks());

@@ -198,8 +198,9 @@ NcclParams parse_nccl_params(const std::string& text, const std::string& file) {
     return static_cast<int>(g.integer(k, 1, 64));
   });
   parse_tuner(f, n.tuner);
-  const Fields shm(f.node("shm"), file, "shm", {"channel_GBps", "source"});
+  const Fields shm(f.node("shm"), file, "shm", {"channel_GBps", "simplex_channel_GBps", "source"});
   n.shm_channel_GBps = shm.positive("channel_GBps");
+  n.shm_simplex_channel_GBps = shm.positive("simplex_channel_GBps");
   const Fields sock(f.node("socket"), file, "socket", {"stream_GBps", "source"});
   n.socket_stream_GBps = sock.positive("stream_GBps");
   return n;

@@ -56,6 +56,7 @@ struct NcclParams {
   // What one SHM connection (one channel's GPU threads storing into and loading from host
   // memory) moves, and what one TCP stream of NCCL's socket transport moves, GB/s.
   double shm_channel_GBps = 0;
+  double shm_simplex_channel_GBps = 0;
   double socket_stream_GBps = 0;
   // NCCL's tuner constants (tuning.cc), which it chooses by; see the `tuner` block of nccl.yaml.
   // Arrays by GPU generation are indexed by GpuGeneration, and inside by NCCL's node-count

@@ -11,8 +11,8 @@ namespace {
 
 class Emitter {
 public:
-  Emitter(const Communicator& c, double inflate, PatternScope scope, const FlowSink& sink)
-      : c_(c), inflate_(inflate), scope_(scope), sink_(sink) {}
+  Emitter(const Communicator& c, double inflate, PatternScope scope, const FlowSink& sink, bool simplex)
+      : c_(c), inflate_(inflate), scope_(scope), sink_(sink), simplex_(simplex) {}
 
   // One flow from rank a to rank b over the topology's route.
   void edge(long a, long b, double bytes, int nic_choice = 0) {
@@ -21,7 +21,7 @@ public:
     const topo::Route r = c_.route(a, b, nic_choice);
     const double wire = bytes * inflate_;
     if (scope_.connection_time != nullptr) {
-      const double rate = c_.connection_rate(a, b);
+      const double rate = c_.connection_rate(a, b, simplex_);
       if (std::isfinite(rate)) *scope_.connection_time = std::max(*scope_.connection_time, wire / rate);
     }
     sink_(r.links, wire);
@@ -37,6 +37,7 @@ private:
   double inflate_;
   PatternScope scope_;
   const FlowSink& sink_;
+  bool simplex_;
 };
 
 // Ranks in ring order for channel c: node by node, each node's ranks rotated by the channel so
@@ -265,7 +266,9 @@ int channels(const Communicator& c, Algo algo) {
 
 void emit_pattern(const Communicator& c, Op op, Algo algo, double size, double inflate, PatternScope scope,
                   const FlowSink& sink) {
-  Emitter e(c, inflate, scope, sink);
+  // A chain of two ranks (broadcast, reduce) has each GPU only sending or only receiving.
+  const bool simplex = (op == Op::broadcast || op == Op::reduce) && c.ranks() == 2;
+  Emitter e(c, inflate, scope, sink, simplex);
   switch (op) {
     case Op::alltoall: emit_alltoall(c, size, e); return;
     case Op::sendrecv:

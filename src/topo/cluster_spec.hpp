@@ -83,6 +83,9 @@ struct ClusterSpec {
   long nodes = 1;
   bool gpudirect = true;
   bool p2p = true;
+  // The GPUs' driver allows peer-to-peer although the stock driver refuses it for this GPU
+  // (GeForce with a patched kernel module): without it, p2p: true cannot enable PCIe P2P there.
+  bool p2p_patched_driver = false;
   NodeDesign node;
   NetworkDesign network;
 };

@@ -46,6 +46,9 @@ Topology::Topology(ClusterSpec spec, const hw::Catalog& catalog) : spec_(std::mo
     nic_rate = i == 0 ? nic.max_rate : std::min(nic_rate, nic.max_rate);
     ll_protocols_ = ll_protocols_ && nic.ll_protocols;
   }
+  // GPUDirect-TCPX(O) runs NCCL with NCCL_PROTO=Simple (Google's plugin configuration, as the
+  // dstack A3 High guide's TCPX job environment lists it): no LL or LL128 between nodes.
+  if (network_.transport == "tcpx") ll_protocols_ = false;
   if (node_->nics() > 0) {
     fabric_.emplace(spec_.network.fabric, spec_.network.tiers, spec_.network.oversubscription, switch_, network_,
                     nic_rate, spec_.nodes, node_->nics());
@@ -68,6 +71,7 @@ DeviceId Topology::nic(long node, int nic) const {
   return static_cast<DeviceId>(node) * node_->devices_per_node() + node_->nic(nic);
 }
 
+// GPUDirect-TCPX(O) ("tcpx") moves the payload between NIC and GPU memory too.
 bool Topology::gpudirect_active() const { return spec_.gpudirect && network_.transport != "tcp"; }
 
 void Topology::append_shifted(const std::vector<LinkId>& local, long node, std::vector<LinkId>& out) const {

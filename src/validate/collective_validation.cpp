@@ -20,7 +20,8 @@ constexpr double kLarge = 67108864.0;
 
 std::vector<CollectiveRow> parse_collective_rows(const std::string& text, const std::string& file) {
   const YAML::Node root = parse_yaml(text, file);
-  const Fields top(root, file, "", {"rows"});
+  const Fields top(root, file, "", {"set", "rows"});
+  const bool off_path = top.has("set") && top.choice("set", {"repository", "off-path"}) == "off-path";
   std::vector<CollectiveRow> rows;
   std::size_t i = 0;
   for (const auto& item : as_list(top.node("rows"), file, "rows")) {
@@ -48,6 +49,7 @@ std::vector<CollectiveRow> parse_collective_rows(const std::string& text, const 
                     "nccl_env",
                     "transport",
                     "network_actual",
+                    "stand_in",
                     "machine",
                     "calibration",
                     "excluded",
@@ -99,6 +101,9 @@ std::vector<CollectiveRow> parse_collective_rows(const std::string& text, const 
     }
     r.transport = f.text_or("transport", "");
     r.network_actual = f.text_or("network_actual", "");
+    r.stand_in = f.text_or("stand_in", "");
+    if (r.stand_in.empty() && !r.network_actual.empty()) r.stand_in = "network: " + r.network_actual;
+    r.off_path = off_path;
     r.machine = f.text_or("machine", "");
     r.calibration = f.flag_or("calibration", false);
     r.excluded = f.text_or("excluded", "");
@@ -157,6 +162,8 @@ std::vector<CollectiveCheck> check_collectives(const std::vector<CollectiveRow>&
     CollectiveCheck chk;
     chk.row = row;
     chk.band = row.size_bytes <= kSmall ? "<=64KiB" : row.size_bytes >= kLarge ? ">=64MiB" : "64KiB-64MiB";
+    chk.network = t.network().name;
+    chk.nics_per_node = t.node().nics();
     chk.algorithm = comm::to_string(res.algo);
     chk.protocol = comm::to_string(res.proto);
     // Large messages are judged by bus bandwidth, small ones by time (what each is limited by);
