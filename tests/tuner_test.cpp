@@ -8,6 +8,7 @@
 
 #include "comm/model.hpp"
 #include "comm/nccl_tuner.hpp"
+#include "comm/pattern.hpp"
 #include "test_support.hpp"
 
 using gf::test::preset;
@@ -167,6 +168,116 @@ TEST(TunerModel, FollowsNcclsTablesWhereTheyDecide) {
   EXPECT_EQ(fb.algo, Algo::ring);
   ASSERT_FALSE(fb.warnings.empty());
   EXPECT_NE(fb.warnings.front().find("NVLink SHARP cannot reduce float with max"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gf::comm
+
+namespace gf::comm {
+namespace {
+
+// NCCL's transport rules: P2P only up to NCCL_P2P_LEVEL (PXB, a common PCIe switch), else SHM.
+TEST(Transports, PcieServerUsesP2pOnlyBehindOneSwitch) {
+  const auto t = preset("pcie-8x-h100");  // two GPUs per PCIe switch, two switches per socket
+  const Communicator pair(t, 2);
+  const Communicator all(t, 8);
+  EXPECT_EQ(pair.transport(0, 1), NcclTransport::p2p);
+  EXPECT_EQ(all.transport(1, 2), NcclTransport::shm);  // across switches (NODE): beyond PXB
+  EXPECT_EQ(all.transport(3, 4), NcclTransport::shm);  // across sockets (SYS)
+  const auto two = run(pair, Op::all_reduce, 1 << 30);
+  const auto eight = run(all, Op::all_reduce, 1 << 30);
+  // The seeds' case 1: more GPUs in a PCIe box, less bus bandwidth, and the header says why.
+  EXPECT_LT(eight.busbw_GBps, two.busbw_GBps / 4);
+  bool says_shm = false;
+  for (const auto& line : all.transport_summary()) says_shm = says_shm || line.find("SHM") != std::string::npos;
+  EXPECT_TRUE(says_shm);
+  // NCCL_P2P_LEVEL=SYS lets every pair use P2P, and the same eight GPUs go faster.
+  NcclConfig sys;
+  sys.p2p_level = PathLevel::sys;
+  const Communicator open(t, 8, sys);
+  EXPECT_EQ(open.transport(3, 4), NcclTransport::p2p);
+  EXPECT_GT(run(open, Op::all_reduce, 1 << 30).busbw_GBps, 2 * eight.busbw_GBps);
+}
+
+TEST(Transports, GeForceP2pStaysOffWithANote) {
+  auto spec = gf::test::preset("pcie-4x-rtx4090").spec();
+  spec.p2p = true;  // asked for, but the stock GeForce driver refuses it
+  const topo::Topology t(spec, gf::test::catalog());
+  const Communicator c(t, 4);
+  EXPECT_EQ(c.transport(0, 1), NcclTransport::shm);
+  ASSERT_FALSE(c.notes().empty());
+  EXPECT_NE(c.notes().front().find("P2P stays off"), std::string::npos);
+}
+
+TEST(Transports, NetworkTransportFollowsTheNetworkAndTheEnvironment) {
+  topo::ClusterOverrides o;
+  o.nodes = 2;
+  o.fabric = topo::FabricKind::fat_tree;
+  const auto ib = preset("dgx-h100", o);
+  EXPECT_EQ(Communicator(ib, 0).transport(0, 8), NcclTransport::net_gdr);
+  NcclConfig no_ib;
+  no_ib.ib_disable = true;  // IP over InfiniBand: NCCL's sockets
+  const Communicator sock(ib, 0, no_ib);
+  EXPECT_EQ(sock.transport(0, 8), NcclTransport::net_socket);
+  EXPECT_LT(run(sock, Op::all_reduce, 1 << 30).busbw_GBps,
+            run(Communicator(ib, 0), Op::all_reduce, 1 << 30).busbw_GBps);
+  NcclConfig gdr_loc;
+  gdr_loc.net_gdr_level = PathLevel::loc;  // GPUDirect RDMA nowhere: staged in host memory
+  EXPECT_EQ(Communicator(ib, 0, gdr_loc).transport(0, 8), NcclTransport::net_staged);
+  o.network = "eth-100g";
+  const auto eth = preset("dgx-h100", o);
+  EXPECT_EQ(Communicator(eth, 0).transport(0, 8), NcclTransport::net_socket);
+}
+
+TEST(Transports, EnvironmentVariablesAreCheckedWhereTheyAreGiven) {
+  NcclConfig cfg;
+  std::vector<std::string> ignored;
+  apply_nccl_assignment(cfg, "NCCL_P2P_LEVEL=PHB", &ignored);
+  EXPECT_EQ(cfg.p2p_level, PathLevel::phb);
+  apply_nccl_assignment(cfg, "NCCL_P2P_DISABLE=1", &ignored);
+  EXPECT_EQ(cfg.p2p_level, PathLevel::loc);
+  apply_nccl_assignment(cfg, "NCCL_IB_HCA=mlx5_0", &ignored);
+  ASSERT_EQ(ignored.size(), 1u);
+  const std::string bad = gf::test::input_error([&] { apply_nccl_assignment(cfg, "NCCL_P2P_LEVEL=FAR", &ignored); });
+  EXPECT_NE(bad.find("LOC, NVL, PIX, PXB, PHB, SYS"), std::string::npos) << bad;
+  const std::string nochan =
+      gf::test::input_error([&] { apply_nccl_assignment(cfg, "NCCL_MIN_NCHANNELS=0", &ignored); });
+  EXPECT_NE(nochan.find("NCCL_MIN_NCHANNELS"), std::string::npos) << nochan;
+  const std::string noeq = gf::test::input_error([&] { apply_nccl_assignment(cfg, "NCCL_P2P_LEVEL", &ignored); });
+  EXPECT_NE(noeq.find("NAME=VALUE"), std::string::npos) << noeq;
+}
+
+}  // namespace
+}  // namespace gf::comm
+
+namespace gf::comm {
+namespace {
+
+TEST(Transports, ChannelAndBufferKnobsChangeTheModel) {
+  const auto t = preset("pcie-8x-h100");
+  NcclConfig more;
+  more.min_channels = 8;
+  const Communicator base(t, 2);
+  const Communicator wide(t, 2, more);
+  EXPECT_EQ(channels(base, Algo::ring), 2);
+  EXPECT_EQ(channels(wide, Algo::ring), 8);
+  NcclConfig fewer;
+  fewer.max_channels = 4;
+  const auto h = preset("dgx-h100");
+  EXPECT_EQ(channels(Communicator(h, 0, fewer), Algo::ring), 4);
+  EXPECT_EQ(channels(Communicator(h, 0, fewer), Algo::nvls), channels(Communicator(h, 0), Algo::nvls));
+  // A bigger NCCL_BUFFSIZE makes bigger chunks, so a tree's pipeline takes longer to fill (at a
+  // size where NCCL does not halve the chunk back down to keep enough chunks per channel).
+  topo::ClusterOverrides o;
+  o.nodes = 4;
+  o.fabric = topo::FabricKind::fat_tree;
+  const auto m = preset("dgx-h100", o);
+  NcclConfig big;
+  big.buffsize = 16.0 * (1 << 20);
+  const double size = 16.0 * (1 << 30);
+  const auto a = run(Communicator(m, 0), Op::all_reduce, size, Algo::tree, Proto::simple);
+  const auto b = run(Communicator(m, 0, big), Op::all_reduce, size, Algo::tree, Proto::simple);
+  EXPECT_GT(b.fill.value(), a.fill.value());
 }
 
 }  // namespace

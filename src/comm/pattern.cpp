@@ -245,7 +245,10 @@ long representative_node(const Communicator& c, Algo algo) {
   return tree && c.nodes() >= 4 ? 1 : 0;
 }
 
-int channels(const Communicator& c, Algo algo) {
+namespace {
+
+// The channel count NCCL's search and init would give without environment overrides.
+int default_channels(const Communicator& c, Algo algo) {
   // NVLS and NVLS-tree run NCCL_NVLS_NCHANNELS channels, on one node or several.
   if (algo == Algo::nvls || algo == Algo::nvls_tree) return nccl_params().nvls_channels;
   // Across nodes NCCL runs two channels per NIC (or per GPU, whichever is more), at most 32.
@@ -262,6 +265,19 @@ int channels(const Communicator& c, Algo algo) {
     return std::clamp(gpu.nvlink ? gpu.nvlink->links : 2, 2, 32);
   }
   return 2;
+}
+
+}  // namespace
+
+int channels(const Communicator& c, Algo algo) {
+  int n = default_channels(c, algo);
+  // NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS bound the ring and tree channels (NCCL duplicates
+  // or drops channels of its search to meet them); NVLS keeps NCCL_NVLS_NCHANNELS.
+  if (algo != Algo::nvls && algo != Algo::nvls_tree) {
+    if (c.env().min_channels > 0) n = std::max(n, c.env().min_channels);
+    if (c.env().max_channels > 0) n = std::min(n, c.env().max_channels);
+  }
+  return n;
 }
 
 void emit_pattern(const Communicator& c, Op op, Algo algo, double size, double inflate, PatternScope scope,

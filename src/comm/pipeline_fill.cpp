@@ -30,7 +30,9 @@ PipelineShape pipeline_shape(const Communicator& c, Algo algo, Proto proto, doub
   PipelineShape s;
   if (proto != Proto::simple || c.ranks() < 2 || size <= 0) return s;
   const auto& n = nccl_params();
-  const double step = n.simple_buffer_bytes / n.pipeline_steps;  // Tree, NVLS, CollNet: one step per chunk
+  // NCCL_BUFFSIZE replaces the Simple buffer (4 MiB by default).
+  const double buffer = c.env().buffsize > 0 ? c.env().buffsize : n.simple_buffer_bytes;
+  const double step = buffer / n.pipeline_steps;  // Tree, NVLS, CollNet: one step per chunk
   const long ppn = c.ranks_per_node();
   // One NVLS head per NIC rail across nodes (each head GPU talks to the network for its share).
   const long heads = c.nodes() > 1 ? std::max<long>(1, std::min<long>(ppn, c.nics_per_node())) : 1;
