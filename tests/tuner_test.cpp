@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "comm/model.hpp"
+#include "comm/nccl_params.hpp"
 #include "comm/nccl_tuner.hpp"
 #include "comm/pattern.hpp"
 #include "test_support.hpp"
@@ -278,6 +279,25 @@ TEST(Transports, ChannelAndBufferKnobsChangeTheModel) {
   const auto a = run(Communicator(m, 0), Op::all_reduce, size, Algo::tree, Proto::simple);
   const auto b = run(Communicator(m, 0, big), Op::all_reduce, size, Algo::tree, Proto::simple);
   EXPECT_GT(b.fill.value(), a.fill.value());
+}
+
+}  // namespace
+}  // namespace gf::comm
+
+namespace gf::comm {
+namespace {
+
+// Parameters are values: two sets compare in one process (a calibration beside the catalog).
+TEST(Parameters, TwoParameterSetsInOneProcess) {
+  const auto t = preset("pcie-8x-h100");
+  NcclParams faster = nccl_params();
+  faster.shm_channel_GBps *= 2;
+  const Communicator builtin(t, 8);
+  const Communicator calibrated(t, 8, {}, &faster);
+  const double a = run(builtin, Op::all_reduce, 1 << 30).busbw_GBps;
+  const double b = run(calibrated, Op::all_reduce, 1 << 30).busbw_GBps;
+  EXPECT_NEAR(b / a, 2.0, 0.05);
+  EXPECT_NEAR(run(builtin, Op::all_reduce, 1 << 30).busbw_GBps, a, 1e-12);  // the built-in set is untouched
 }
 
 }  // namespace

@@ -11,7 +11,8 @@
 
 namespace gf::comm {
 
-Communicator::Communicator(const topo::Topology& t, long ranks, NcclConfig env) : t_(t), env_(std::move(env)) {
+Communicator::Communicator(const topo::Topology& t, long ranks, NcclConfig env, const NcclParams* params)
+    : t_(t), env_(std::move(env)), params_(params != nullptr ? params : &nccl_params()) {
   const long total = t.gpu_count();
   const int gpn = t.gpus_per_node();
   if (ranks == 0) ranks = total;
@@ -33,15 +34,14 @@ Communicator::Communicator(const topo::Topology& t, long ranks, NcclConfig env) 
   }
   ranks_ = ranks;
 
-  const auto& params = nccl_params();
+  const auto& nccl = *params_;
   const auto& gpu = t.gpu_spec();
   const int nvgen = gpu.nvlink && gpu.nvlink->generation > 0 ? gpu.nvlink->generation : 0;
-  const auto eff = params.nvlink_efficiency.find(nvgen);
+  const auto eff = nccl.nvlink_efficiency.find(nvgen);
   capacity_.reserve(t.graph().link_count());
   for (const auto& l : t.graph().links()) {
     double c = l.capacity.value();
-    if (l.kind == topo::LinkKind::nvlink && eff != params.nvlink_efficiency.end())
-      c = l.line_rate.value() * eff->second;
+    if (l.kind == topo::LinkKind::nvlink && eff != nccl.nvlink_efficiency.end()) c = l.line_rate.value() * eff->second;
     capacity_.push_back(c);
   }
   choose_transports();
@@ -155,7 +155,7 @@ topo::Route Communicator::route(long a, long b, int nic_choice) const {
 }
 
 double Communicator::connection_rate(long a, long b, bool simplex) const {
-  const auto& n = nccl_params();
+  const auto& n = *params_;
   switch (transport(a, b)) {
     case NcclTransport::shm: return (simplex ? n.shm_simplex_channel_GBps : n.shm_channel_GBps) * 1e9;
     case NcclTransport::net_socket: {

@@ -17,8 +17,10 @@ enum class GpuGeneration { volta = 0, ampere = 1, hopper = 2, blackwell = 3 };
 class Communicator {
 public:
   // `ranks` spread evenly over the cluster's nodes (like mpirun -npernode); 0 = every GPU.
-  // `env` is the NCCL environment the ranks run under (transport levels, channels).
-  Communicator(const topo::Topology& t, long ranks, NcclConfig env = {});
+  // `env` is the NCCL environment the ranks run under (transport levels, channels). `params`
+  // are NCCL's constants and gpufabric's calibrated efficiencies (the built-in set unless given,
+  // e.g. a calibration overlay); they must outlive the communicator.
+  Communicator(const topo::Topology& t, long ranks, NcclConfig env = {}, const NcclParams* params = nullptr);
 
   [[nodiscard]] const topo::Topology& topology() const { return t_; }
   [[nodiscard]] long ranks() const { return ranks_; }
@@ -41,6 +43,7 @@ public:
   // ranks); otherwise its threads store and load across PCIe at once, which is slower.
   [[nodiscard]] double connection_rate(long a, long b, bool simplex = false) const;
   [[nodiscard]] const NcclConfig& env() const { return env_; }
+  [[nodiscard]] const NcclParams& params() const { return *params_; }
   // The transports in use, one line per class of edge, as NCCL_DEBUG=INFO names them.
   [[nodiscard]] std::vector<std::string> transport_summary() const;
   // Where the environment or the hardware overrode what was asked for (P2P refused by the
@@ -75,6 +78,7 @@ public:
 private:
   const topo::Topology& t_;
   NcclConfig env_;
+  const NcclParams* params_;
   std::vector<NcclTransport> intra_transport_;  // ppn x ppn, by local rank
   NcclTransport inter_transport_ = NcclTransport::net_gdr;
   std::vector<std::string> notes_;

@@ -27,7 +27,7 @@ bool is_p2p(Op op) { return op == Op::alltoall || op == Op::sendrecv; }
 
 // NCCL's measured bus-bandwidth factor of a protocol (relative to Simple).
 double protocol_factor(const Communicator& c, Op op, Algo algo, Proto p) {
-  const auto& n = nccl_params();
+  const auto& n = c.params();
   const int pi = static_cast<int>(p);
   if (algo == Algo::tree) {
     double f = n.factor[c.nodes() == 1 ? 3 : 2][pi];
@@ -44,7 +44,7 @@ double protocol_factor(const Communicator& c, Op op, Algo algo, Proto p) {
 
 // NCCL's cap on LL bus bandwidth, bytes/s.
 double ll_cap(const Communicator& c) {
-  const auto& n = nccl_params();
+  const auto& n = c.params();
   double gbps = 0;
   if (c.nodes() == 1)
     gbps = n.ll_cap_single[std::min(2, static_cast<int>(c.gpu_generation()))];
@@ -274,7 +274,7 @@ std::vector<std::pair<Algo, Proto>> candidates(const Communicator& c, Op op, boo
 }
 
 Seconds latency(const Communicator& c, Op op, Algo a, Proto p, LatencyUse use, bool cuda_graph, int gpus_per_process) {
-  const auto& n = nccl_params();
+  const auto& n = c.params();
   const long ranks = c.ranks();
   const long nodes = c.nodes();
   const long ppn = c.ranks_per_node();
@@ -387,11 +387,11 @@ bool uses_flow_engine(const Communicator& c, Engine e) {
 namespace {
 
 // NCCL's treeCorrectionFactor for `size` bytes (1 outside 64 B to 256 MiB).
-double tree_correction(Proto p, double size) {
+double tree_correction(const Communicator& c, Proto p, double size) {
   long lg = 0;
   for (double v = std::floor(size / 64); v >= 2; v /= 2) ++lg;
   if (size < 64 || lg >= 23) return 1.0;
-  return nccl_params().tuner.tree_correction[static_cast<int>(p)][lg];
+  return c.params().tuner.tree_correction[static_cast<int>(p)][lg];
 }
 
 double peer_bytes(const Communicator& c, Op op, double size) {
@@ -418,7 +418,7 @@ Timing time_of(const Communicator& c, const CollectiveRequest& req, Algo a, Prot
   // sticking to the model for medium sizes", tuning.cc): NCCL's own measured factors by size,
   // which its tuner applies to the tree's bandwidth, apply to the time here too. The pipeline
   // fill below is the start-up of the chunk stream; this is the shortfall of its steady part.
-  if (a == Algo::tree && req.op == Op::all_reduce) t.data = Seconds(t.data.value() / tree_correction(p, req.size));
+  if (a == Algo::tree && req.op == Op::all_reduce) t.data = Seconds(t.data.value() / tree_correction(c, p, req.size));
   // Point-to-point transfers inside a node may run on fewer channels than the links could
   // feed (NCCL's channel count per peer grows with the size): each channel moves at most its
   // copy rate.

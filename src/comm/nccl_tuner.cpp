@@ -40,7 +40,7 @@ double algbw_ratio(Op op, Algo a, long ranks) {
 
 // NCCL's bus bandwidth for (a, p), GB/s, from the graph's (Simple, steady-state) bus bandwidth.
 double tuner_busbw(const Communicator& c, Op op, Algo a, Proto p, double graph_busbw_GBps, double nvlink_GBps) {
-  const auto& t = nccl_params().tuner;
+  const auto& t = c.params().tuner;
   const int g = static_cast<int>(c.gpu_generation());
   const int ni = node_index(c);
   const double nch = channels(c, a);
@@ -80,7 +80,7 @@ double tuner_busbw(const Communicator& c, Op op, Algo a, Proto p, double graph_b
 }
 
 double tuner_latency_us(const Communicator& c, Op op, Algo a, Proto p) {
-  const auto& t = nccl_params().tuner;
+  const auto& t = c.params().tuner;
   const long ranks = c.ranks();
   const long nodes = c.nodes();
   const long ppn = c.ranks_per_node();
@@ -133,7 +133,7 @@ double tuner_latency_us(const Communicator& c, Op op, Algo a, Proto p) {
 
 Seconds nccl_model_time(const Communicator& c, Op op, Algo a, Proto p, double size, Seconds graph_time,
                         double nvlink_GBps) {
-  const auto& t = nccl_params().tuner;
+  const auto& t = c.params().tuner;
   if (c.ranks() < 2) return Seconds(0);
   const double ratio = algbw_ratio(op, a, c.ranks());
   // NCCL's graph bus bandwidth: what the pattern's traffic reaches, as a bus bandwidth.
@@ -156,8 +156,8 @@ Seconds nccl_model_time(const Communicator& c, Op op, Algo a, Proto p, double si
 
 double nccl_algbw_ratio(Op op, Algo algo, long ranks) { return algbw_ratio(op, algo, ranks); }
 
-Proto nccl_p2p_protocol(const Communicator&, double peer_bytes, int channels) {
-  return peer_bytes <= std::max(1, channels) * nccl_params().tuner.p2p_ll_threshold_bytes ? Proto::ll : Proto::simple;
+Proto nccl_p2p_protocol(const Communicator& c, double peer_bytes, int channels) {
+  return peer_bytes <= std::max(1, channels) * c.params().tuner.p2p_ll_threshold_bytes ? Proto::ll : Proto::simple;
 }
 
 }  // namespace gf::comm

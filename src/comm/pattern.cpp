@@ -124,7 +124,7 @@ void emit_tree(const Communicator& c, double size, bool chains, Emitter& e) {
 
 // NVLS: every GPU sends its buffer into the NVSwitch and receives the reduced result back.
 void emit_nvls(const Communicator& c, double size, Emitter& e) {
-  const auto& params = nccl_params();
+  const auto& params = c.params();
   const auto& gpu = c.topology().gpu_spec();
   const int gen = gpu.nvlink ? gpu.nvlink->generation : 0;
   const auto eff = params.nvlink_efficiency.find(gen);
@@ -250,7 +250,7 @@ namespace {
 // The channel count NCCL's search and init would give without environment overrides.
 int default_channels(const Communicator& c, Algo algo) {
   // NVLS and NVLS-tree run NCCL_NVLS_NCHANNELS channels, on one node or several.
-  if (algo == Algo::nvls || algo == Algo::nvls_tree) return nccl_params().nvls_channels;
+  if (algo == Algo::nvls || algo == Algo::nvls_tree) return c.params().nvls_channels;
   // Across nodes NCCL runs two channels per NIC (or per GPU, whichever is more), at most 32.
   const int width = std::max(1, std::max(c.nics_per_node(), c.ranks_per_node()));
   if (c.nodes() > 1) return std::min(32, 2 * width);
@@ -259,7 +259,7 @@ int default_channels(const Communicator& c, Algo algo) {
     const auto& gpu = c.topology().gpu_spec();
     // An NVSwitch node: the channel count NCCL prints at init for this NVLink generation.
     if (c.topology().node().has_nvswitch() && gpu.nvlink) {
-      const auto& table = nccl_params().nvswitch_coll_channels;
+      const auto& table = c.params().nvswitch_coll_channels;
       if (const auto it = table.find(gpu.nvlink->generation); it != table.end()) return it->second;
     }
     return std::clamp(gpu.nvlink ? gpu.nvlink->links : 2, 2, 32);
