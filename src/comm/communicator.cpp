@@ -39,8 +39,13 @@ Communicator::Communicator(const topo::Topology& t, long ranks, NcclConfig env, 
   const int nvgen = gpu.nvlink && gpu.nvlink->generation > 0 ? gpu.nvlink->generation : 0;
   const auto eff = nccl.nvlink_efficiency.find(nvgen);
   capacity_.reserve(t.graph().link_count());
+  // A calibration's network efficiency, where it was fitted on this network.
+  const bool calibrated_net = nccl.network_efficiency &&
+                              (nccl.network_efficiency_for.empty() || nccl.network_efficiency_for == t.network().name);
+  const double net_scale = calibrated_net ? *nccl.network_efficiency / t.network().efficiency : 1.0;
   for (const auto& l : t.graph().links()) {
     double c = l.capacity.value();
+    if (l.kind == topo::LinkKind::network || l.kind == topo::LinkKind::bundle) c *= net_scale;
     if (l.kind == topo::LinkKind::nvlink && eff != nccl.nvlink_efficiency.end()) c = l.line_rate.value() * eff->second;
     capacity_.push_back(c);
   }

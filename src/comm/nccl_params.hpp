@@ -2,6 +2,7 @@
 // NCCL's latency constants and protocol facts (data/comm/nccl.yaml), plus the measured
 // efficiencies of NCCL's data movement, each with its source.
 #include <map>
+#include <optional>
 #include <string>
 
 #include "comm/collective.hpp"
@@ -53,6 +54,10 @@ struct NcclParams {
   // Ring/tree ("coll") channels NCCL opens inside one NVSwitch node, by NVLink generation.
   std::map<int, int> nvswitch_coll_channels;
 
+  // A calibration's achieved fraction of the network's line rate, replacing the catalog's
+  // figure for the network the communicator runs on (unset: the catalog's).
+  std::optional<double> network_efficiency;
+  std::string network_efficiency_for;  // the catalog network it was fitted on (empty: any)
   // What one SHM connection (one channel's GPU threads storing into and loading from host
   // memory) moves, and what one TCP stream of NCCL's socket transport moves, GB/s.
   double shm_channel_GBps = 0;
