@@ -72,3 +72,25 @@ void BM_AllToAll256MiB_4096Gpus_Flow(benchmark::State& s) {
 BENCHMARK(BM_AllToAll256MiB_4096Gpus_Flow)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 }  // namespace
+
+namespace {
+
+// (d) The library call the training model and the planner make: one analytic all_reduce
+// prediction (NCCL's tuner choice, its time with fill, and the comparison with the other
+// candidates) on one DGX H100, 1,024 nodes and 8,192 nodes.
+void BM_AllReduce25MiB_Analytic_1Node(benchmark::State& s) {
+  predict(s, 1, 2, gf::comm::Op::all_reduce, 25.0 * (1 << 20), gf::comm::Engine::analytic);
+}
+BENCHMARK(BM_AllReduce25MiB_Analytic_1Node)->Unit(benchmark::kMicrosecond);
+
+void BM_AllReduce25MiB_Analytic_1024Nodes(benchmark::State& s) {
+  predict(s, 1024, 3, gf::comm::Op::all_reduce, 25.0 * (1 << 20), gf::comm::Engine::analytic);
+}
+BENCHMARK(BM_AllReduce25MiB_Analytic_1024Nodes)->Unit(benchmark::kMillisecond);
+
+void BM_AllReduce25MiB_Analytic_8192Nodes(benchmark::State& s) {
+  predict(s, 8192, 3, gf::comm::Op::all_reduce, 25.0 * (1 << 20), gf::comm::Engine::analytic);
+}
+BENCHMARK(BM_AllReduce25MiB_Analytic_8192Nodes)->Unit(benchmark::kMillisecond)->Iterations(2);
+
+}  // namespace
