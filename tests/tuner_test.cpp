@@ -117,8 +117,9 @@ TEST(TunerCurves, OversubscriptionChangesTheTimeNotTheChoice) {
     }
     // (pcie-8x-h100 has 4 NICs per node: eight nodes share a leaf and a ring still fits its
     // uplinks at 8:1, so only the time check applies there.)
-    if (std::string(name) != "pcie-8x-h100")
+    if (std::string(name) != "pcie-8x-h100") {
       EXPECT_TRUE(slower) << name << ": 8:1 oversubscription never slowed a 32-node all_reduce";
+    }
   }
 }
 

@@ -173,6 +173,18 @@ double Communicator::connection_rate(long a, long b, bool simplex) const {
   }
 }
 
+double Communicator::data_seconds_per_byte(int op, int algo, long root, bool flow, bool fabric,
+                                           const std::function<double()>& compute_per_byte) const {
+  const auto key = std::make_tuple(op, algo, root, flow, fabric);
+  {
+    const std::lock_guard<std::mutex> lock(cache_mutex_);
+    if (const auto it = data_cache_.find(key); it != data_cache_.end()) return it->second;
+  }
+  const double v = compute_per_byte();  // outside the lock: the flow engine may take a while
+  const std::lock_guard<std::mutex> lock(cache_mutex_);
+  return data_cache_.emplace(key, v).first->second;
+}
+
 std::vector<std::string> Communicator::transport_summary() const {
   std::vector<std::string> out;
   std::map<std::string, std::string> seen;  // transport -> first example pair

@@ -1,7 +1,11 @@
 #pragma once
 // A set of ranks on a topology, as NCCL sees it: which GPUs, how many per node, the link
 // capacities NCCL's kernels reach, and which algorithms the hardware supports.
+#include <functional>
+#include <map>
+#include <mutex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "comm/nccl_config.hpp"
@@ -49,6 +53,12 @@ public:
   // Where the environment or the hardware overrode what was asked for (P2P refused by the
   // driver, ...): lines for the output's warnings.
   [[nodiscard]] const std::vector<std::string>& notes() const { return notes_; }
+
+  // The time per byte of a pattern's traffic at the Simple protocol's steady rate, computed
+  // once per (op, algorithm, root, engine, view) and reused: max-min completion times scale
+  // with bytes for a fixed set of flows, so the data term is linear in the size. Thread-safe.
+  [[nodiscard]] double data_seconds_per_byte(int op, int algo, long root, bool flow, bool fabric,
+                                             const std::function<double()>& compute_per_byte) const;
   // Link capacities in bytes/s as NCCL's kernels reach them (NVLink at NCCL's SM-copy
   // efficiency; everything else as the topology has it).
   [[nodiscard]] const std::vector<double>& capacity() const { return capacity_; }
@@ -82,6 +92,8 @@ private:
   std::vector<NcclTransport> intra_transport_;  // ppn x ppn, by local rank
   NcclTransport inter_transport_ = NcclTransport::net_gdr;
   std::vector<std::string> notes_;
+  mutable std::mutex cache_mutex_;
+  mutable std::map<std::tuple<int, int, long, bool, bool>, double> data_cache_;
   long ranks_ = 0;
   long nodes_ = 0;
   int ppn_ = 0;

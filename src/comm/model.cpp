@@ -352,13 +352,16 @@ public:
   // The algorithm's traffic at the Simple protocol's steady rate.
   double simple(Algo algo) {
     if (size_ <= 0 || c_.ranks() < 2) return 0;
-    auto it = base_.find(algo);
-    if (it == base_.end()) {
-      const double t = flow_ ? flow_engine(c_, op_, algo, size_, 1.0, root_)
-                             : closed_form(c_, op_, algo, size_, 1.0, root_, fabric_);
-      it = base_.emplace(algo, t).first;
-    }
-    return it->second;
+    // Linear in the size for a fixed pattern: cached per byte on the communicator.
+    const long root = op_ == Op::broadcast || op_ == Op::reduce ? root_ : 0;
+    const double per_byte =
+        c_.data_seconds_per_byte(static_cast<int>(op_), static_cast<int>(algo), root, flow_, fabric_, [&] {
+          constexpr double kReference = 1073741824.0;  // any size gives the same per-byte time
+          const double t = flow_ ? flow_engine(c_, op_, algo, kReference, 1.0, root)
+                                 : closed_form(c_, op_, algo, kReference, 1.0, root, fabric_);
+          return t / kReference;
+        });
+    return per_byte * size_;
   }
 
   double get(Algo algo, Proto proto) {
@@ -375,7 +378,6 @@ private:
   bool flow_;
   long root_;
   bool fabric_;
-  std::map<Algo, double> base_;
 };
 
 bool uses_flow_engine(const Communicator& c, Engine e) {
