@@ -63,8 +63,10 @@ double closed_form_phase(const Communicator& c, Op op, Algo algo, double size, d
   const auto& t = c.topology();
   const auto& g = t.graph();
   const auto& cap = c.capacity();
+  // Only the links of one node's flows are touched: a map, not a vector over every link of a
+  // cluster that may have millions.
   std::vector<topo::LinkId> touched;
-  std::vector<double> load(cap.size(), 0.0);
+  std::unordered_map<topo::LinkId, double> load;
   double leaving_leaf = 0;
   double leaving_pod = 0;
   topo::LinkId leaf_bundle = 0;
@@ -90,8 +92,9 @@ double closed_form_phase(const Communicator& c, Op op, Algo algo, double size, d
                      }
                      continue;
                    }
-                   if (load[l] == 0) touched.push_back(l);
-                   load[l] += bytes;
+                   auto [it, fresh] = load.try_emplace(l, 0.0);
+                   if (fresh) touched.push_back(l);
+                   it->second += bytes;
                  }
                });
   double worst = 0;
@@ -101,7 +104,7 @@ double closed_form_phase(const Communicator& c, Op op, Algo algo, double size, d
   for (const auto l : touched) {
     const auto& link = g.link(l);
     // Links of the node itself, or network links touching its NICs.
-    if (own(link.src) || own(link.dst)) worst = std::max(worst, load[l] / cap[l]);
+    if (own(link.src) || own(link.dst)) worst = std::max(worst, load.at(l) / cap[l]);
   }
   if (const auto* f = t.fabric(); fabric && f != nullptr && f->shape().tiers >= 2 && c.nodes() > 1) {
     const auto& s = f->shape();

@@ -27,6 +27,9 @@ public:
     sink_(r.links, wire);
   }
 
+  // The node the closed form looks at, or -1 for every node.
+  [[nodiscard]] long only_node() const { return scope_.only_node; }
+
   void raw(long node, std::span<const topo::LinkId> path, double bytes) {
     if (scope_.only_node >= 0 && node != scope_.only_node) return;
     sink_(path, bytes * inflate_);
@@ -73,7 +76,25 @@ void emit_ring(const Communicator& c, Op op, double size, long root, Emitter& e)
   const long n = c.ranks();
   const bool chain = op == Op::broadcast || op == Op::reduce;
   const double per_edge = ring_volume(op, n, size) / ch;
+  const int p = c.ranks_per_node();
   for (int k = 0; k < ch; ++k) {
+    const long only = e.only_node();
+    if (!chain && only >= 0 && n > p + 1) {
+      // Only the edges with an end on that node: its own block of the node-major ring order and
+      // the edges into it and out of it (the rest is the same by symmetry).
+      const auto& ring = c.intra_ring(k);
+      const bool reverse = c.bidirectional_rings() && k % 2 == 1;
+      auto at = [&](long pos) {
+        pos = ((pos % n) + n) % n;
+        const long node = pos / p;
+        const int j = static_cast<int>(pos % p);
+        const int step = (k + 1 + j) % p;
+        const int where = reverse ? (p - step) % p : step;
+        return node * p + ring[static_cast<std::size_t>(where)];
+      };
+      for (long i = only * p - 1; i < (only + 1) * p; ++i) e.edge(at(i), at(i + 1), per_edge, k / p);
+      continue;
+    }
     auto order = ring_order(c, k);
     if (chain) {
       // The chain starts at the root (broadcast) or ends there (reduce: same edges, reversed
@@ -100,9 +121,13 @@ void emit_tree(const Communicator& c, double size, bool chains, Emitter& e) {
   const int nch = channels(c, Algo::tree);
   const int p = c.ranks_per_node();
   const double per = size / nch;
+  const long only = e.only_node();
   for (int ch = 0; ch < nch; ++ch) {
     const int head = (ch * p / nch) % p;
     for (long k = 0; k < c.nodes(); ++k) {
+      // For one node's edges: the node itself and its children in this channel's tree (their
+      // uplinks end on it); its own uplink is emitted with it.
+      if (only >= 0 && k != only && tree_parent(k, c.nodes(), ch % 2) != only) continue;
       const long base = k * p;
       if (chains) {
         for (int j = 0; j + 1 < p; ++j) {
