@@ -109,6 +109,21 @@ void BM_AllReduce25MiB_FirstPrediction_1024Nodes(benchmark::State& state) {
 }
 BENCHMARK(BM_AllReduce25MiB_FirstPrediction_1024Nodes)->Unit(benchmark::kMillisecond);
 
+// The same on 8,192 nodes (65,536 GPUs), the target size.
+void BM_AllReduce25MiB_FirstPrediction_8192Nodes(benchmark::State& state) {
+  const auto t = dgx_h100(8192, 3);
+  gf::comm::CollectiveRequest req;
+  req.op = gf::comm::Op::all_reduce;
+  req.size = 25.0 * (1 << 20);
+  req.engine = gf::comm::Engine::analytic;
+  for (auto _ : state) {
+    const gf::comm::Communicator c(t, 0);
+    const auto r = gf::comm::predict(c, req);
+    benchmark::DoNotOptimize(r);
+  }
+}
+BENCHMARK(BM_AllReduce25MiB_FirstPrediction_8192Nodes)->Unit(benchmark::kMillisecond);
+
 // (f) Cached predictions: every size of an nccl-tests sweep on one communicator, as a training
 // model asks for every bucket size of a step.
 void BM_AllReduce_CachedSweep_1024Nodes(benchmark::State& state) {

@@ -37,18 +37,13 @@ Communicator::Communicator(const topo::Topology& t, long ranks, NcclConfig env, 
   const auto& nccl = *params_;
   const auto& gpu = t.gpu_spec();
   const int nvgen = gpu.nvlink && gpu.nvlink->generation > 0 ? gpu.nvlink->generation : 0;
-  const auto eff = nccl.nvlink_efficiency.find(nvgen);
-  capacity_.reserve(t.graph().link_count());
+  if (const auto eff = nccl.nvlink_efficiency.find(nvgen); eff != nccl.nvlink_efficiency.end()) {
+    nvlink_efficiency_ = eff->second;
+  }
   // A calibration's network efficiency, where it was fitted on this network.
   const bool calibrated_net = nccl.network_efficiency &&
                               (nccl.network_efficiency_for.empty() || nccl.network_efficiency_for == t.network().name);
-  const double net_scale = calibrated_net ? *nccl.network_efficiency / t.network().efficiency : 1.0;
-  for (const auto& l : t.graph().links()) {
-    double c = l.capacity.value();
-    if (l.kind == topo::LinkKind::network || l.kind == topo::LinkKind::bundle) c *= net_scale;
-    if (l.kind == topo::LinkKind::nvlink && eff != nccl.nvlink_efficiency.end()) c = l.line_rate.value() * eff->second;
-    capacity_.push_back(c);
-  }
+  net_scale_ = calibrated_net ? *nccl.network_efficiency / t.network().efficiency : 1.0;
   choose_transports();
   nvlink_intra_ = ppn_ > 1;
   for (int a = 0; a < ppn_ && nvlink_intra_; ++a) {
@@ -173,6 +168,24 @@ double Communicator::connection_rate(long a, long b, bool simplex) const {
   }
 }
 
+double Communicator::link_capacity(topo::LinkId id) const {
+  const auto& l = t_.graph().link(id);
+  if (l.kind == topo::LinkKind::nvlink && nvlink_efficiency_) return l.line_rate.value() * *nvlink_efficiency_;
+  if (l.kind == topo::LinkKind::network || l.kind == topo::LinkKind::bundle) return l.capacity.value() * net_scale_;
+  return l.capacity.value();
+}
+
+const std::vector<double>& Communicator::capacity() const {
+  // Built on first use: the closed form reads a few links through link_capacity(), and a large
+  // cluster has millions of links that only the flow engine needs all of.
+  std::call_once(capacity_once_, [this] {
+    capacity_.reserve(t_.graph().link_count());
+    for (topo::LinkId l = 0; l < static_cast<topo::LinkId>(t_.graph().link_count()); ++l)
+      capacity_.push_back(link_capacity(l));
+  });
+  return capacity_;
+}
+
 double Communicator::data_seconds_per_byte(int op, int algo, long root, bool flow, bool fabric,
                                            const std::function<double()>& compute_per_byte) const {
   const auto key = std::make_tuple(op, algo, root, flow, fabric);
@@ -222,7 +235,7 @@ void Communicator::search_intra_ring() {
       const auto r = node.gpu_to_gpu(a, b, true);
       if (r.transport != topo::Transport::nvlink) continue;  // NCCL's rings stay on NVLink
       double cap = std::numeric_limits<double>::infinity();
-      for (const auto l : r.links) cap = std::min(cap, capacity_[l]);
+      for (const auto l : r.links) cap = std::min(cap, link_capacity(l));
       residual[static_cast<std::size_t>(a)][static_cast<std::size_t>(b)] = cap;
     }
   }

@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -61,7 +62,8 @@ public:
                                              const std::function<double()>& compute_per_byte) const;
   // Link capacities in bytes/s as NCCL's kernels reach them (NVLink at NCCL's SM-copy
   // efficiency; everything else as the topology has it).
-  [[nodiscard]] const std::vector<double>& capacity() const { return capacity_; }
+  [[nodiscard]] const std::vector<double>& capacity() const;
+  [[nodiscard]] double link_capacity(topo::LinkId l) const;
 
   [[nodiscard]] HopKind intra_hop() const { return nvlink_intra_ ? HopKind::nvlink : HopKind::pcie; }
   [[nodiscard]] bool nvlink_intra() const { return nvlink_intra_; }
@@ -97,7 +99,10 @@ private:
   long ranks_ = 0;
   long nodes_ = 0;
   int ppn_ = 0;
-  std::vector<double> capacity_;
+  mutable std::vector<double> capacity_;
+  mutable std::once_flag capacity_once_;
+  std::optional<double> nvlink_efficiency_;  // NCCL's SM-copy fraction of NVLink line rate
+  double net_scale_ = 1.0;                   // a calibration's network efficiency / the catalog's
   bool nvlink_intra_ = false;
   bool nvls_ = false;
   bool sharp_ = false;

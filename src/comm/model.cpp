@@ -62,7 +62,6 @@ double closed_form_phase(const Communicator& c, Op op, Algo algo, double size, d
                          bool fabric) {
   const auto& t = c.topology();
   const auto& g = t.graph();
-  const auto& cap = c.capacity();
   // Only the links of one node's flows are touched: a map, not a vector over every link of a
   // cluster that may have millions.
   std::vector<topo::LinkId> touched;
@@ -104,7 +103,7 @@ double closed_form_phase(const Communicator& c, Op op, Algo algo, double size, d
   for (const auto l : touched) {
     const auto& link = g.link(l);
     // Links of the node itself, or network links touching its NICs.
-    if (own(link.src) || own(link.dst)) worst = std::max(worst, load.at(l) / cap[l]);
+    if (own(link.src) || own(link.dst)) worst = std::max(worst, load.at(l) / c.link_capacity(l));
   }
   if (const auto* f = t.fabric(); fabric && f != nullptr && f->shape().tiers >= 2 && c.nodes() > 1) {
     const auto& s = f->shape();
@@ -115,13 +114,13 @@ double closed_form_phase(const Communicator& c, Op op, Algo algo, double size, d
                       s.kind == topo::FabricKind::rail ? static_cast<double>(s.down_ports) : s.down_ports / nics));
     // In a rail fabric each leaf holds one NIC per node: node 0 sends 1/nics of its traffic there.
     const double leaf_share = s.kind == topo::FabricKind::rail ? 1.0 / nics : 1.0;
-    if (leaving_leaf > 0) worst = std::max(worst, leaving_leaf * leaf_share * nodes_per_leaf / cap[leaf_bundle]);
+    if (leaving_leaf > 0) worst = std::max(worst, leaving_leaf * leaf_share * nodes_per_leaf / c.link_capacity(leaf_bundle));
     if (s.tiers == 3 && leaving_pod > 0) {
       const double leaves_per_pod = static_cast<double>(s.radix / 2);
       const double nodes_per_pod = std::min(static_cast<double>(c.nodes()), s.kind == topo::FabricKind::rail
                                                                                 ? nodes_per_leaf * leaves_per_pod / nics
                                                                                 : nodes_per_leaf * leaves_per_pod);
-      worst = std::max(worst, leaving_pod * nodes_per_pod / cap[pod_bundle]);
+      worst = std::max(worst, leaving_pod * nodes_per_pod / c.link_capacity(pod_bundle));
     }
   }
   return std::max(worst, connection);
@@ -452,7 +451,7 @@ std::pair<Algo, Proto> choose(const Communicator& c, const CollectiveRequest& re
   double nvlink_GBps = 0;
   if (c.nvls_capable()) {
     const topo::Route r = c.route(0, 1);
-    if (!r.links.empty()) nvlink_GBps = c.capacity()[r.links.front()] / 1e9;
+    if (!r.links.empty()) nvlink_GBps = c.link_capacity(r.links.front()) / 1e9;
   }
   std::pair<Algo, Proto> best = options.front();
   double best_time = std::numeric_limits<double>::infinity();

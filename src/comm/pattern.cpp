@@ -159,7 +159,10 @@ void emit_nvls(const Communicator& c, double size, Emitter& e) {
   // The capacity model runs NVLink at NCCL's SM-copy efficiency; NVLS reaches nvls_efficiency.
   const double scale = nvlink_eff / nvls_eff;
   const int p = c.ranks_per_node();
-  for (long r = 0; r < c.ranks(); ++r) {
+  // For one node's edges, only its own ranks (the routes are the costly part).
+  const long first = e.only_node() >= 0 ? e.only_node() * p : 0;
+  const long last = e.only_node() >= 0 ? first + p : c.ranks();
+  for (long r = first; r < last; ++r) {
     const long peer = (r / p) * p + (r % p + 1) % p;
     const topo::Route route = c.route(r, peer);  // GPU -> NVSwitch -> GPU
     if (route.links.size() != 2) continue;
