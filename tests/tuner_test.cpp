@@ -303,3 +303,73 @@ TEST(Parameters, TwoParameterSetsInOneProcess) {
 
 }  // namespace
 }  // namespace gf::comm
+
+namespace gf::comm {
+namespace {
+
+// Communicators from any list of GPUs: the groups a training step makes.
+TEST(GpuGroups, AnyListOfGpusIsACommunicator) {
+  topo::ClusterOverrides o;
+  o.nodes = 4;
+  o.fabric = topo::FabricKind::fat_tree;
+  const auto t = preset("dgx-h100", o);
+  // A tensor-parallel pair inside node 0 is what two ranks on one node are.
+  const Communicator tp(t, std::vector<long>{0, 1});
+  EXPECT_EQ(tp.nodes(), 1);
+  EXPECT_EQ(tp.ranks_per_node(), 2);
+  const auto a = run(tp, Op::all_reduce, 64 << 20);
+  const auto b = run(Communicator(preset("dgx-h100"), 2), Op::all_reduce, 64 << 20);
+  EXPECT_NEAR(a.time.value(), b.time.value(), 1e-12);
+  // The same pair on node 2 (GPUs 18 and 19) takes the same time, through that node's links.
+  EXPECT_NEAR(run(Communicator(t, std::vector<long>{19, 18}), Op::all_reduce, 64 << 20).time.value(), a.time.value(),
+              1e-12);
+  // A data-parallel group along one rail: local GPU 3 of every node, one rank per node, over the
+  // network through GPU 3's own NIC; rail 5 gives the same time by symmetry.
+  const Communicator dp(t, std::vector<long>{3, 11, 19, 27});
+  EXPECT_EQ(dp.nodes(), 4);
+  EXPECT_EQ(dp.ranks_per_node(), 1);
+  EXPECT_EQ(dp.gpu_of(2), 19);
+  EXPECT_EQ(dp.cluster_node(2), 2);
+  const auto rail3 = run(dp, Op::all_reduce, 256 << 20);
+  const auto rail5 = run(Communicator(t, std::vector<long>{5, 13, 21, 29}), Op::all_reduce, 256 << 20);
+  EXPECT_NEAR(rail3.time.value(), rail5.time.value(), rail3.time.value() * 1e-9);
+  EXPECT_LT(rail3.busbw_GBps, 60);  // one NDR NIC per rank, not the node's eight
+  // A pipeline stage on nodes 2 and 3 behaves like one on nodes 0 and 1.
+  std::vector<long> upper;
+  std::vector<long> lower;
+  for (long g = 0; g < 16; ++g) {
+    lower.push_back(g);
+    upper.push_back(16 + g);
+  }
+  EXPECT_NEAR(run(Communicator(t, upper), Op::all_reduce, 256 << 20).time.value(),
+              run(Communicator(t, lower), Op::all_reduce, 256 << 20).time.value(), 1e-9);
+}
+
+TEST(GpuGroups, TransportsFollowTheGpusChosen) {
+  const auto t = preset("pcie-8x-h100");
+  EXPECT_EQ(Communicator(t, std::vector<long>{0, 1}).transport(0, 1), NcclTransport::p2p);  // one switch
+  EXPECT_EQ(Communicator(t, std::vector<long>{2, 3}).transport(0, 1), NcclTransport::p2p);
+  EXPECT_EQ(Communicator(t, std::vector<long>{1, 2}).transport(0, 1), NcclTransport::shm);  // two switches
+  EXPECT_EQ(Communicator(t, std::vector<long>{0, 4}).transport(0, 1), NcclTransport::shm);  // two sockets
+}
+
+TEST(GpuGroups, BadListsAreInputErrors) {
+  topo::ClusterOverrides o;
+  o.nodes = 2;
+  o.fabric = topo::FabricKind::fat_tree;
+  const auto t = preset("dgx-h100", o);
+  EXPECT_NE(gf::test::input_error([&] {
+              Communicator c(t, std::vector<long>{0, 1, 8});
+            }).find("same number"),
+            std::string::npos);
+  EXPECT_NE(gf::test::input_error([&] {
+              Communicator c(t, std::vector<long>{0, 0});
+            }).find("twice"),
+            std::string::npos);
+  EXPECT_NE(gf::test::input_error([&] { Communicator c(t, std::vector<long>{16}); }).find("not in the cluster"),
+            std::string::npos);
+  EXPECT_NE(gf::test::input_error([&] { Communicator c(t, std::vector<long>{}); }).find("empty"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gf::comm

@@ -33,6 +33,47 @@ Communicator::Communicator(const topo::Topology& t, long ranks, NcclConfig env, 
     ppn_ = static_cast<int>(ranks / nodes_);
   }
   ranks_ = ranks;
+  gpus_.resize(static_cast<std::size_t>(ranks));
+  for (long r = 0; r < ranks; ++r) gpus_[static_cast<std::size_t>(r)] = (r / ppn_) * gpn + r % ppn_;
+  finish();
+}
+
+Communicator::Communicator(const topo::Topology& t, std::vector<long> gpus, NcclConfig env, const NcclParams* params)
+    : t_(t), env_(std::move(env)), params_(params != nullptr ? params : &nccl_params()) {
+  const long total = t.gpu_count();
+  const int gpn = t.gpus_per_node();
+  if (gpus.empty()) throw InputError({}, "gpus", "an empty GPU list", "one GPU index or more");
+  std::sort(gpus.begin(), gpus.end());
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    if (gpus[i] < 0 || gpus[i] >= total) {
+      throw InputError({}, "gpus", fmt::format("GPU {} is not in the cluster", gpus[i]),
+                       fmt::format("0 to {}", total - 1));
+    }
+    if (i > 0 && gpus[i] == gpus[i - 1]) {
+      throw InputError({}, "gpus", fmt::format("GPU {} is listed twice", gpus[i]), "each GPU once");
+    }
+  }
+  // Ranks per node: every node in the list must hold the same count.
+  std::map<long, int> per_node;
+  for (const long g : gpus) ++per_node[g / gpn];
+  const int ppn = per_node.begin()->second;
+  for (const auto& [node, n] : per_node) {
+    if (n != ppn) {
+      throw InputError(
+          {}, "gpus",
+          fmt::format("node {} holds {} of the GPUs and node {} holds {}", per_node.begin()->first, ppn, node, n),
+          "the same number of GPUs on every node of the group");
+    }
+  }
+  nodes_ = static_cast<long>(per_node.size());
+  ppn_ = ppn;
+  ranks_ = static_cast<long>(gpus.size());
+  gpus_ = std::move(gpus);
+  finish();
+}
+
+void Communicator::finish() {
+  const auto& t = t_;
 
   const auto& nccl = *params_;
   const auto& gpu = t.gpu_spec();
@@ -50,7 +91,7 @@ Communicator::Communicator(const topo::Topology& t, long ranks, NcclConfig env, 
     for (int b = 0; b < ppn_ && nvlink_intra_; ++b) {
       if (a != b) {
         nvlink_intra_ = transport(a, b) == NcclTransport::p2p &&
-                        t.node().gpu_to_gpu(a, b, true).transport == topo::Transport::nvlink;
+                        t.node().gpu_to_gpu(local_gpu(a), local_gpu(b), true).transport == topo::Transport::nvlink;
       }
     }
   }
@@ -93,7 +134,7 @@ void Communicator::choose_transports() {
   for (int a = 0; a < ppn_; ++a) {
     for (int b = 0; b < ppn_; ++b) {
       if (a == b) continue;
-      const topo::Route direct = node.gpu_to_gpu(a, b, true);
+      const topo::Route direct = node.gpu_to_gpu(local_gpu(a), local_gpu(b), true);
       const bool p2p = driver_p2p && level_of(direct.type) <= p2p_level;
       intra_transport_[static_cast<std::size_t>(a) * n + static_cast<std::size_t>(b)] =
           p2p ? NcclTransport::p2p : NcclTransport::shm;
@@ -118,9 +159,9 @@ void Communicator::choose_transports() {
     const PathLevel gdr_level = env_.net_gdr_level.value_or(PathLevel::pxb);
     bool gdr = t_.spec().gpudirect && node.nics() > 0;
     for (int g = 0; g < ppn_ && gdr; ++g) {
-      const int nic = node.nic_of_gpu(g);
+      const int nic = node.nic_of_gpu(local_gpu(g));
       if (nic < 0) continue;
-      gdr = level_of(node.pcie_path(node.gpu(g), node.nic(nic)).type) <= gdr_level;
+      gdr = level_of(node.pcie_path(node.gpu(local_gpu(g)), node.nic(nic)).type) <= gdr_level;
     }
     inter_transport_ = gdr ? NcclTransport::net_gdr : NcclTransport::net_staged;
   }
@@ -207,12 +248,12 @@ std::vector<std::string> Communicator::transport_summary() const {
     for (int b = 0; b < ppn_; ++b) {
       if (a == b) continue;
       const std::string name = nccl_name(transport(a, b), net_name);
-      const topo::Route direct = t_.node().gpu_to_gpu(a, b, true);
+      const topo::Route direct = t_.node().gpu_to_gpu(local_gpu(a), local_gpu(b), true);
       const std::string cls = direct.label();
       const std::string key = name + " " + cls;
       if (seen.count(key) != 0) continue;
       seen[key] = name;
-      out.push_back(fmt::format("GPU{} -> GPU{} ({}): {}", a, b, cls, name));
+      out.push_back(fmt::format("GPU{} -> GPU{} ({}): {}", local_gpu(a), local_gpu(b), cls, name));
     }
   }
   if (nodes_ > 1) out.push_back(fmt::format("between nodes: {}", nccl_name(inter_transport_, net_name)));
@@ -232,7 +273,7 @@ void Communicator::search_intra_ring() {
   for (int a = 0; a < ppn_; ++a) {
     for (int b = 0; b < ppn_; ++b) {
       if (a == b) continue;
-      const auto r = node.gpu_to_gpu(a, b, true);
+      const auto r = node.gpu_to_gpu(local_gpu(a), local_gpu(b), true);
       if (r.transport != topo::Transport::nvlink) continue;  // NCCL's rings stay on NVLink
       double cap = std::numeric_limits<double>::infinity();
       for (const auto l : r.links) cap = std::min(cap, link_capacity(l));

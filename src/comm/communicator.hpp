@@ -26,13 +26,23 @@ public:
   // are NCCL's constants and gpufabric's calibrated efficiencies (the built-in set unless given,
   // e.g. a calibration overlay); they must outlive the communicator.
   Communicator(const topo::Topology& t, long ranks, NcclConfig env = {}, const NcclParams* params = nullptr);
+  // Ranks on exactly these GPUs (global indices, node * gpus_per_node + local): a tensor-parallel
+  // group inside a node, a data-parallel group along one rail, a pipeline stage's nodes. Every
+  // node in the list must hold the same number of them (gpufabric's patterns, like NCCL's
+  // rings, run node by node); ranks are numbered node by node in the order of the GPUs.
+  Communicator(const topo::Topology& t, std::vector<long> gpus, NcclConfig env = {},
+               const NcclParams* params = nullptr);
 
   [[nodiscard]] const topo::Topology& topology() const { return t_; }
   [[nodiscard]] long ranks() const { return ranks_; }
   [[nodiscard]] long nodes() const { return nodes_; }
   [[nodiscard]] int ranks_per_node() const { return ppn_; }
-  [[nodiscard]] long gpu_of(long rank) const { return (rank / ppn_) * t_.gpus_per_node() + rank % ppn_; }
+  // The global GPU index of a rank, and its index inside its node.
+  [[nodiscard]] long gpu_of(long rank) const { return gpus_[static_cast<std::size_t>(rank)]; }
+  [[nodiscard]] int local_gpu(long rank) const { return static_cast<int>(gpu_of(rank) % t_.gpus_per_node()); }
+  // The communicator's node of a rank (0 .. nodes()-1), and the cluster node it is.
   [[nodiscard]] long node_of(long rank) const { return rank / ppn_; }
+  [[nodiscard]] long cluster_node(long node) const { return gpu_of(node * ppn_) / t_.gpus_per_node(); }
   // `nic_choice` selects among the GPUs' equally near NICs for traffic between nodes.
   // Traffic between leaves is spread over all equal-cost uplinks (NCCL opens several queue
   // pairs per connection, and fabrics route adaptively), so routes use the uplink bundles.
@@ -91,6 +101,7 @@ private:
   const topo::Topology& t_;
   NcclConfig env_;
   const NcclParams* params_;
+  std::vector<long> gpus_;                      // global GPU index by rank
   std::vector<NcclTransport> intra_transport_;  // ppn x ppn, by local rank
   NcclTransport inter_transport_ = NcclTransport::net_gdr;
   std::vector<std::string> notes_;
@@ -113,6 +124,7 @@ private:
   bool bidirectional_rings_ = false;
   int channels_hint_ = 2;
 
+  void finish();  // what both constructors share once the ranks are placed
   void search_intra_ring();
   void choose_transports();
 };

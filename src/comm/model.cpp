@@ -71,10 +71,11 @@ double closed_form_phase(const Communicator& c, Op op, Algo algo, double size, d
   topo::LinkId leaf_bundle = 0;
   topo::LinkId pod_bundle = 0;
   const long node = representative_node(c, algo);
+  const long cluster_node = c.cluster_node(node);
   double connection = 0;
   emit_pattern(c, op, algo, size, inflate, PatternScope{node, phase, root, &connection},
                [&](std::span<const topo::LinkId> path, double bytes) {
-                 const bool from_node0 = !path.empty() && g.device(g.link(path.front()).src).node == node;
+                 const bool from_node0 = !path.empty() && g.device(g.link(path.front()).src).node == cluster_node;
                  for (const auto l : path) {
                    const auto& link = g.link(l);
                    if (link.kind == topo::LinkKind::bundle) {
@@ -97,7 +98,7 @@ double closed_form_phase(const Communicator& c, Op op, Algo algo, double size, d
                  }
                });
   double worst = 0;
-  const topo::DeviceId first = static_cast<topo::DeviceId>(node) * t.node().devices_per_node();
+  const topo::DeviceId first = static_cast<topo::DeviceId>(cluster_node) * t.node().devices_per_node();
   const topo::DeviceId last = first + t.node().devices_per_node();
   auto own = [&](topo::DeviceId d) { return d >= first && d < last; };
   for (const auto l : touched) {
@@ -114,7 +115,8 @@ double closed_form_phase(const Communicator& c, Op op, Algo algo, double size, d
                       s.kind == topo::FabricKind::rail ? static_cast<double>(s.down_ports) : s.down_ports / nics));
     // In a rail fabric each leaf holds one NIC per node: node 0 sends 1/nics of its traffic there.
     const double leaf_share = s.kind == topo::FabricKind::rail ? 1.0 / nics : 1.0;
-    if (leaving_leaf > 0) worst = std::max(worst, leaving_leaf * leaf_share * nodes_per_leaf / c.link_capacity(leaf_bundle));
+    if (leaving_leaf > 0)
+      worst = std::max(worst, leaving_leaf * leaf_share * nodes_per_leaf / c.link_capacity(leaf_bundle));
     if (s.tiers == 3 && leaving_pod > 0) {
       const double leaves_per_pod = static_cast<double>(s.radix / 2);
       const double nodes_per_pod = std::min(static_cast<double>(c.nodes()), s.kind == topo::FabricKind::rail

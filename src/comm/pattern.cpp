@@ -203,9 +203,10 @@ void emit_collnet(const Communicator& c, Algo algo, double size, Emitter& e) {
       for (int j = 0; j < p; ++j) e.edge(k * p + j, k * p + (j + 1) % p, vol);
     }
   }
+  // Each NIC's head: the first of the node's ranks whose nearest NIC it is (by local rank).
   std::vector<int> nic_gpu(static_cast<std::size_t>(t.node().nics()), -1);
   for (int g = 0; g < p; ++g) {
-    const int nic = t.node().nic_of_gpu(g);
+    const int nic = t.node().nic_of_gpu(c.local_gpu(g));
     if (nic >= 0 && nic_gpu[static_cast<std::size_t>(nic)] < 0) nic_gpu[static_cast<std::size_t>(nic)] = g;
   }
   int used = 0;
@@ -215,11 +216,12 @@ void emit_collnet(const Communicator& c, Algo algo, double size, Emitter& e) {
     for (int nic = 0; nic < t.node().nics(); ++nic) {
       const int g = nic_gpu[static_cast<std::size_t>(nic)];
       if (g < 0) continue;
-      const long gpu = k * t.gpus_per_node() + g;
+      const long gpu = c.gpu_of(k * p + g);
+      const long node = c.cluster_node(k);
       std::vector<topo::LinkId> up = t.route_gpu_to_nic(gpu, nic).links;
-      up.push_back(t.fabric()->nic_uplink(k, nic));
+      up.push_back(t.fabric()->nic_uplink(node, nic));
       e.raw(k, up, share);
-      std::vector<topo::LinkId> down{t.fabric()->nic_uplink(k, nic) + 1};
+      std::vector<topo::LinkId> down{t.fabric()->nic_uplink(node, nic) + 1};
       const auto tail = t.route_nic_to_gpu(nic, gpu).links;
       down.insert(down.end(), tail.begin(), tail.end());
       e.raw(k, down, share);
