@@ -36,7 +36,7 @@ double protocol_factor(const Communicator& c, Op op, Algo algo, Proto p) {
   if (algo == Algo::ring || algo == Algo::pat) {
     const bool ar_like = c.nodes() > 1 || op == Op::all_reduce || op == Op::reduce;
     double f = n.factor[ar_like ? 0 : 1][pi];
-    if (p == Proto::ll128 && c.ranks_per_node() < 2) f = 0.7 * f / 0.92;  // one GPU per node
+    if (p == Proto::ll128 && c.ranks_per_node() < 2) f = c.params().ll128_one_gpu_per_node;  // one GPU per node
     return f;
   }
   return n.factor[0][pi];
@@ -297,8 +297,11 @@ Seconds latency(const Communicator& c, Op op, Algo a, Proto p, LatencyUse use, b
   // difference of their one-way latency to every step across the network.
   const double inter = hop(HopKind::net) + std::max(0.0, c.topology().network().endpoint_latency.value() * 1e6 -
                                                              n.net_reference_latency_us);
-  if (nodes > 1)
-    intra = std::max(intra, p == Proto::simple ? 3.0 * (c.amd_cpu() ? 2.0 : 1.0) : (c.amd_cpu() ? 2.0 : 1.0));
+  if (nodes > 1) {
+    // NCCL's network post overhead per ring step (1 us on Intel, 2 on AMD; three posts with Simple).
+    const double post = c.amd_cpu() ? n.tuner.net_overhead_amd_us : n.tuner.net_overhead_intel_us;
+    intra = std::max(intra, p == Proto::simple ? 3.0 * post : post);
+  }
   double us = base;
   switch (a) {
     case Algo::ring:
@@ -320,7 +323,9 @@ Seconds latency(const Communicator& c, Op op, Algo a, Proto p, LatencyUse use, b
     }
     case Algo::tree: us += 2.0 * (static_cast<double>(ppn - 1) * intra + log2_ceil(nodes) * inter); break;
     case Algo::collnet_direct:
-      us += 2.0 * (std::min(1.0, static_cast<double>(ppn - 1)) * intra + static_cast<double>(ppn - 1) * 0.4) + inter;
+      us += 2.0 * (std::min(1.0, static_cast<double>(ppn - 1)) * intra +
+                   static_cast<double>(ppn - 1) * n.collnet_arity_us) +
+            inter;
       break;
     case Algo::collnet_chain: us += 2.0 * static_cast<double>(ppn - 1) * intra + inter; break;
     case Algo::nvls:

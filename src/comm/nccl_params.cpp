@@ -139,11 +139,28 @@ NcclParams parse_nccl_params(const std::string& text, const std::string& file) {
     for (auto& row : t)
       for (double& v : row) v = -1;
   const YAML::Node root = parse_yaml(text, file);
-  const Fields f(
-      root, file, "",
-      {"source", "base_latency_us", "hop_latency_us", "protocol_payload", "protocol_factor", "ll_max_busbw_GBps",
-       "nvlink_efficiency", "nvls_efficiency", "launch_overhead_us", "launch_per_gpu_us", "net_reference_latency_us",
-       "nvls_latency_us", "calibration_source", "pipeline", "p2p", "nvswitch_coll_channels", "tuner", "shm", "socket"});
+  const Fields f(root, file, "",
+                 {"source",
+                  "base_latency_us",
+                  "hop_latency_us",
+                  "protocol_payload",
+                  "protocol_factor",
+                  "ll_max_busbw_GBps",
+                  "nvlink_efficiency",
+                  "nvls_efficiency",
+                  "launch_overhead_us",
+                  "launch_per_gpu_us",
+                  "net_reference_latency_us",
+                  "nvls_latency_us",
+                  "calibration_source",
+                  "pipeline",
+                  "p2p",
+                  "nvswitch_coll_channels",
+                  "tuner",
+                  "shm",
+                  "socket",
+                  "ll128_one_gpu_per_node",
+                  "collnet_arity_latency_us"});
   n.source = f.text("source");
   parse_table(f, "base_latency_us", n.base);
   const Fields hop(f.node("hop_latency_us"), file, "hop_latency_us", {"nvlink", "pcie", "net"});
@@ -198,6 +215,8 @@ NcclParams parse_nccl_params(const std::string& text, const std::string& file) {
     return static_cast<int>(g.integer(k, 1, 64));
   });
   parse_tuner(f, n.tuner);
+  n.ll128_one_gpu_per_node = f.fraction("ll128_one_gpu_per_node");
+  n.collnet_arity_us = f.number("collnet_arity_latency_us");
   const Fields shm(f.node("shm"), file, "shm", {"channel_GBps", "simplex_channel_GBps", "source"});
   n.shm_channel_GBps = shm.positive("channel_GBps");
   n.shm_simplex_channel_GBps = shm.positive("simplex_channel_GBps");

@@ -22,6 +22,10 @@ struct NcclParams {
   double factor[4][3];
   // LL bus-bandwidth caps, GB/s: single node [volta, ampere, hopper]; [2 nodes / more][intel, amd]
   double ll_cap_single[3];
+  // Ring LL128's factor with one GPU per node (NCCL: 0.7 instead of 0.92), and CollNetDirect's
+  // arity serialization per local rank, us.
+  double ll128_one_gpu_per_node = 0.7;
+  double collnet_arity_us = 0.4;
   double ll_cap_multi[2][2];
   // NCCL moves NVLink data with SM loads/stores: the achieved fraction of line rate, by NVLink
   // generation.
