@@ -130,8 +130,9 @@ topo::ClusterSpec ClusterOptions::load_spec(const hw::Catalog& catalog) const {
       file = positional;
     }
   }
-  topo::ClusterSpec spec =
-      preset_name.empty() ? topo::load_cluster_file(file, catalog) : topo::load_preset(preset_name, catalog);
+  topo::ClusterSpec spec = preset_name.empty()
+                               ? topo::load_cluster_file(file, catalog, positional.empty() ? "--cluster" : "CLUSTER")
+                               : topo::load_preset(preset_name, catalog);
   topo::apply_overrides(spec, o, catalog);
   return spec;
 }

@@ -245,8 +245,8 @@ ClusterSpec parse_cluster(const std::string& text, const std::string& file, cons
   return c;
 }
 
-ClusterSpec load_cluster_file(const std::string& path, const hw::Catalog& catalog) {
-  return parse_cluster(read_text_file(path, "--cluster"), path, catalog);
+ClusterSpec load_cluster_file(const std::string& path, const hw::Catalog& catalog, const std::string& field) {
+  return parse_cluster(read_text_file(path, field), path, catalog);
 }
 
 std::vector<std::string> preset_names() {
