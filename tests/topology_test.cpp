@@ -321,6 +321,12 @@ TEST(NicsPerNode, SpreadOverSocketsThenSwitches) {
   for (int g = 0; g < t.gpus_per_node(); ++g) {
     EXPECT_EQ(t.node().socket_of(t.node().nic(t.node().nic_of_gpu(g))), t.node().socket_of(t.node().gpu(g))) << g;
   }
+  // DGX H100: one NIC switch per GPU, four per socket. Four NICs go to every other switch, so
+  // GPUs 0, 2, 4, 6 each keep a NIC on their own switch.
+  const auto h = preset("dgx-h100", o);
+  parents.clear();
+  for (const auto& n : h.spec().node.nics) parents.push_back(n.at.parent);
+  EXPECT_EQ(parents, (std::vector<std::string>{"cx0", "cx2", "cx4", "cx6"}));
   // AWS p5: 32 EFA interfaces, four under each of eight switches; 8 of them are one per switch.
   o.nics_per_node = 8;
   const auto p5 = preset("aws-p5", o);

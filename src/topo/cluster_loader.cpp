@@ -287,6 +287,20 @@ std::string gbps(Bandwidth b) {
   return s + " Gb/s";
 }
 
+// 0..n-1 in bit-reversed order (0, 4, 2, 6, 1, 5, 3, 7 for eight): every prefix is spread
+// as evenly over the range as it can be.
+std::vector<std::size_t> spread_order(std::size_t n) {
+  int bits = 0;
+  while ((std::size_t{1} << bits) < n) ++bits;
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < (std::size_t{1} << bits); ++i) {
+    std::size_t r = 0;
+    for (int b = 0; b < bits; ++b) r |= ((i >> b) & 1u) << (bits - 1 - b);
+    if (r < n) out.push_back(r);
+  }
+  return out;
+}
+
 // The NIC slots of a design, one per NIC, in the order a vendor fills them: round-robin over
 // the sockets, then within a socket over its PCIe switches (at every level of the tree), so
 // that the first N are spread as evenly as the tree allows. Returns indices into `singles`.
@@ -314,11 +328,15 @@ std::vector<std::size_t> vendor_order(const NodeDesign& n, const std::vector<Dev
     }
     t->slots.push_back(i);
   }
-  // Round-robin merge: one from each child in turn, recursively.
+  // Round-robin merge: one from each child in turn, recursively. The children take their turns
+  // in bit-reversed order (0, 2, 1, 3 of four), so that the first few are spread evenly over
+  // the tree (two NICs of a socket with four switches go to the first and the third).
   auto order = [](const auto& self, const Tree& t) -> std::vector<std::size_t> {
     std::vector<std::vector<std::size_t>> parts;
     if (!t.slots.empty()) parts.push_back(t.slots);
-    for (const auto& name : t.child_order) parts.push_back(self(self, t.children.at(name)));
+    for (const auto i : spread_order(t.child_order.size())) {
+      parts.push_back(self(self, t.children.at(t.child_order[i])));
+    }
     std::vector<std::size_t> out;
     for (std::size_t k = 0;; ++k) {
       bool any = false;
