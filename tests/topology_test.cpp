@@ -306,6 +306,24 @@ std::vector<int> nic_sockets(const topo::Topology& t) {
   return out;
 }
 
+TEST(NetworkOverride, ANicCappedByItsPcieLinkWarns) {
+  // A ConnectX-8 (800 Gb/s, Gen6 x16) under a DGX H100's Gen5 switches on XDR: its Gen5 x16
+  // path carries less than the 800 Gb/s network.
+  topo::ClusterOverrides o;
+  o.nodes = 2;
+  o.network = "ib-xdr";
+  const auto t = preset("dgx-h100", o);
+  EXPECT_EQ(t.spec().node.nics.front().model, "connectx-8");
+  EXPECT_TRUE(has_note(t, "warning: NIC connectx-8's PCIe path carries")) << all_notes(t);
+  EXPECT_FALSE(has_note(preset("dgx-h100",
+                               [] {
+                                 topo::ClusterOverrides n;
+                                 n.nodes = 2;
+                                 return n;
+                               }()),
+                        "PCIe path carries"));
+}
+
 TEST(NicsPerNode, SpreadOverSocketsThenSwitches) {
   // DGX A100: 8 NICs, two under each of four top-level switches, two switches per socket.
   topo::ClusterOverrides o;

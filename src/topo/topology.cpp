@@ -51,6 +51,7 @@ Topology::Topology(ClusterSpec spec, const hw::Catalog& catalog) : spec_(std::mo
     ll_protocols_ = ll_protocols_ && nic.ll_protocols;
   }
   if (node_->nics() > 0) plan_fabric(nic_rate);
+  if (fabric_ && spec_.nodes > 1) warn_pcie_capped_nics();
   const std::size_t devices =
       static_cast<std::size_t>(spec_.nodes) * node_->devices_per_node() + (fabric_ ? fabric_->switch_count() : 0);
   const std::size_t links =
@@ -125,6 +126,26 @@ void Topology::plan_fabric(Bandwidth nic_rate) {
   }
   // The built fabric, so that reports read what was built rather than what was asked.
   if (s.tiers >= 2) net.tiers = s.tiers;
+}
+
+void Topology::warn_pcie_capped_nics() {
+  // A NIC whose PCIe link (as it trained, under its parent) carries less than the network
+  // gives it runs at its PCIe rate: every route through it is capped there. Said once per model.
+  const Bandwidth net_rate = fabric_->nic_line_rate() * network_.efficiency;
+  std::vector<std::string> said;
+  int index = 0;
+  for (const auto& p : spec_.node.nics) {
+    for (int c = 0; c < p.count; ++c, ++index) {
+      const DeviceId nic = node_->nic(index);
+      const Bandwidth pcie = node_->to_memory(nic, node_->socket_of(nic)).bandwidth;
+      if (pcie >= net_rate || std::find(said.begin(), said.end(), p.model) != said.end()) continue;
+      said.push_back(p.model);
+      spec_.notes.push_back(
+          fmt::format("warning: NIC {}'s PCIe path carries {:.1f} GB/s, less than the {:.1f} GB/s "
+                      "network {} gives it: it runs at its PCIe rate",
+                      p.model, in_GBps(pcie), in_GBps(net_rate), network_.name));
+    }
+  }
 }
 
 DeviceId Topology::gpu(long global) const {

@@ -60,6 +60,7 @@ public:
 
 private:
   void plan_fabric(Bandwidth nic_rate);
+  void warn_pcie_capped_nics();
   [[nodiscard]] Route shift(Route r, long node) const;  // template ids -> node `node`
   int route_network(long na, int ra, long nb, int rb, long a, long b, bool ideal_ecmp, std::vector<LinkId>& out) const;
   void append_shifted(const std::vector<LinkId>& local, long node, std::vector<LinkId>& out) const;
