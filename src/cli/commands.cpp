@@ -6,6 +6,7 @@
 #include <new>
 #include <nlohmann/json.hpp>
 
+#include "cli/calibrate_command.hpp"
 #include "cli/cluster_options.hpp"
 #include "cli/collective_command.hpp"
 #include "cli/pipeline_command.hpp"
@@ -196,6 +197,11 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   ProbeOptions probe_opts;
   probe_opts.add_to(*probe_cmd);
 
+  auto* calibrate_cmd = app.add_subcommand(
+      "calibrate", "Fit link and transport efficiencies to your own nccl-tests logs; write a calibration overlay");
+  CalibrateOptions calibrate_opts;
+  calibrate_opts.add_to(*calibrate_cmd);
+
   auto* validate_cmd = app.add_subcommand("validate", "Compare predictions with the cited public measurements");
   std::string validate_format = "table";
   std::string validate_file;
@@ -245,6 +251,8 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
       result = catalog_output(load_catalog(catalog_dir), catalog_format);
     } else if (collective_cmd->parsed()) {
       result = collective_opts.run();
+    } else if (calibrate_cmd->parsed()) {
+      result = calibrate_opts.run();
     } else if (pipeline_cmd->parsed()) {
       result = pipeline_opts.run();
     } else if (probe_cmd->parsed()) {

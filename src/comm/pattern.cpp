@@ -1,6 +1,7 @@
 #include "comm/pattern.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "comm/nccl_params.hpp"
 
@@ -10,18 +11,19 @@ namespace {
 
 class Emitter {
 public:
-  Emitter(const Communicator& c, double inflate, PatternScope scope, const FlowSink& sink)
-      : c_(c), inflate_(inflate), scope_(scope), sink_(sink) {}
+  Emitter(const Communicator& c, double inflate, PatternScope scope, const FlowSink& sink, bool simplex)
+      : c_(c), inflate_(inflate), scope_(scope), sink_(sink), simplex_(simplex) {}
 
   // One flow from rank a to rank b over the topology's route.
   void edge(long a, long b, double bytes, int nic_choice = 0) {
     if (a == b || bytes <= 0) return;
     if (scope_.only_node >= 0 && c_.node_of(a) != scope_.only_node && c_.node_of(b) != scope_.only_node) return;
     const topo::Route r = c_.route(a, b, nic_choice);
-    double wire = bytes * inflate_;
-    // With peer-to-peer off, copies are staged through host memory and reach only part of the
-    // path's rate (the catalog's host_staging efficiency).
-    if (r.transport == topo::Transport::host_staged) wire /= c_.staging_efficiency();
+    const double wire = bytes * inflate_;
+    if (scope_.connection_time != nullptr) {
+      const double rate = c_.connection_rate(a, b, simplex_);
+      if (std::isfinite(rate)) *scope_.connection_time = std::max(*scope_.connection_time, wire / rate);
+    }
     sink_(r.links, wire);
   }
 
@@ -35,6 +37,7 @@ private:
   double inflate_;
   PatternScope scope_;
   const FlowSink& sink_;
+  bool simplex_;
 };
 
 // Ranks in ring order for channel c: node by node, each node's ranks rotated by the channel so
@@ -121,7 +124,7 @@ void emit_tree(const Communicator& c, double size, bool chains, Emitter& e) {
 
 // NVLS: every GPU sends its buffer into the NVSwitch and receives the reduced result back.
 void emit_nvls(const Communicator& c, double size, Emitter& e) {
-  const auto& params = nccl_params();
+  const auto& params = c.params();
   const auto& gpu = c.topology().gpu_spec();
   const int gen = gpu.nvlink ? gpu.nvlink->generation : 0;
   const auto eff = params.nvlink_efficiency.find(gen);
@@ -242,9 +245,12 @@ long representative_node(const Communicator& c, Algo algo) {
   return tree && c.nodes() >= 4 ? 1 : 0;
 }
 
-int channels(const Communicator& c, Algo algo) {
+namespace {
+
+// The channel count NCCL's search and init would give without environment overrides.
+int default_channels(const Communicator& c, Algo algo) {
   // NVLS and NVLS-tree run NCCL_NVLS_NCHANNELS channels, on one node or several.
-  if (algo == Algo::nvls || algo == Algo::nvls_tree) return nccl_params().nvls_channels;
+  if (algo == Algo::nvls || algo == Algo::nvls_tree) return c.params().nvls_channels;
   // Across nodes NCCL runs two channels per NIC (or per GPU, whichever is more), at most 32.
   const int width = std::max(1, std::max(c.nics_per_node(), c.ranks_per_node()));
   if (c.nodes() > 1) return std::min(32, 2 * width);
@@ -253,7 +259,7 @@ int channels(const Communicator& c, Algo algo) {
     const auto& gpu = c.topology().gpu_spec();
     // An NVSwitch node: the channel count NCCL prints at init for this NVLink generation.
     if (c.topology().node().has_nvswitch() && gpu.nvlink) {
-      const auto& table = nccl_params().nvswitch_coll_channels;
+      const auto& table = c.params().nvswitch_coll_channels;
       if (const auto it = table.find(gpu.nvlink->generation); it != table.end()) return it->second;
     }
     return std::clamp(gpu.nvlink ? gpu.nvlink->links : 2, 2, 32);
@@ -261,9 +267,24 @@ int channels(const Communicator& c, Algo algo) {
   return 2;
 }
 
+}  // namespace
+
+int channels(const Communicator& c, Algo algo) {
+  int n = default_channels(c, algo);
+  // NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS bound the ring and tree channels (NCCL duplicates
+  // or drops channels of its search to meet them); NVLS keeps NCCL_NVLS_NCHANNELS.
+  if (algo != Algo::nvls && algo != Algo::nvls_tree) {
+    if (c.env().min_channels > 0) n = std::max(n, c.env().min_channels);
+    if (c.env().max_channels > 0) n = std::min(n, c.env().max_channels);
+  }
+  return n;
+}
+
 void emit_pattern(const Communicator& c, Op op, Algo algo, double size, double inflate, PatternScope scope,
                   const FlowSink& sink) {
-  Emitter e(c, inflate, scope, sink);
+  // A chain of two ranks (broadcast, reduce) has each GPU only sending or only receiving.
+  const bool simplex = (op == Op::broadcast || op == Op::reduce) && c.ranks() == 2;
+  Emitter e(c, inflate, scope, sink, simplex);
   switch (op) {
     case Op::alltoall: emit_alltoall(c, size, e); return;
     case Op::sendrecv:

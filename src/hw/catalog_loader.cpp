@@ -109,7 +109,7 @@ NetworkTech parse_network(const Fields& f) {
   NetworkTech n;
   n.name = f.text("name");
   n.family = f.choice("family", {"infiniband", "roce", "ethernet", "efa"});
-  n.transport = f.choice("transport", {"rdma", "tcp", "srd"});
+  n.transport = f.choice("transport", {"rdma", "tcp", "srd", "tcpx"});
   n.line_rate_Gbps = f.positive("line_rate_Gbps");
   n.data_rate = gigabits_per_second(f.positive("data_rate_Gbps"));
   n.efficiency = f.fraction("efficiency");

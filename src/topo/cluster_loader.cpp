@@ -205,7 +205,9 @@ NetworkDesign parse_network(const Fields& f, const hw::Catalog& catalog) {
 ClusterSpec parse_cluster(const std::string& text, const std::string& file, const hw::Catalog& catalog) {
   const YAML::Node root = parse_yaml(text, file);
   if (!root || root.IsNull()) throw InputError({file, 1, 1}, "", "empty cluster file");
-  const Fields f(root, file, "", {"name", "description", "source", "nodes", "gpudirect", "p2p", "node", "network"});
+  const Fields f(
+      root, file, "",
+      {"name", "description", "source", "nodes", "gpudirect", "p2p", "p2p_patched_driver", "node", "network"});
   ClusterSpec c;
   c.file = file;
   c.name = f.text("name");
@@ -215,6 +217,7 @@ ClusterSpec parse_cluster(const std::string& text, const std::string& file, cons
   if (f.has("nodes")) c.nodes_from = {f.where("nodes"), f.field("nodes")};
   c.gpudirect = f.flag_or("gpudirect", true);
   c.p2p = f.flag_or("p2p", true);
+  c.p2p_patched_driver = f.flag_or("p2p_patched_driver", false);
   const Fields nf(f.node("node"), file, "node",
                   {"gpu", "gpus", "cpu", "sockets", "host_memory_GB", "gpu_fabric", "nvswitch", "nvlink_mesh",
                    "pcie_switches", "gpu_parents", "nics", "storage"});

@@ -108,6 +108,9 @@ struct ClusterSpec {
   Origin nodes_from = flag_origin("--nodes");
   bool gpudirect = true;
   bool p2p = true;
+  // The GPUs' driver allows peer-to-peer although the stock driver refuses it for this GPU
+  // (GeForce with a patched kernel module): without it, p2p: true cannot enable PCIe P2P there.
+  bool p2p_patched_driver = false;
   NodeDesign node;
   NetworkDesign network;
   // What the overrides and defaults did that the user may not expect (a NIC swapped for the

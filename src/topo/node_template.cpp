@@ -52,7 +52,7 @@ NodeTemplate::NodeTemplate(const ClusterSpec& spec, const hw::Catalog& catalog) 
   const auto& gpu = catalog.gpu(n.gpu, n.gpu_where, "node.gpu");
   const auto& cpu = catalog.cpu(n.cpu, n.cpu_where, "node.cpu");
 
-  pcie_p2p_allowed_ = gpu.p2p_supported;
+  pcie_p2p_allowed_ = gpu.p2p_supported || spec.p2p_patched_driver;
   staging_efficiency_ = catalog.host_staging().efficiency;
 
   // Sockets and their memory.

@@ -50,6 +50,9 @@ Topology::Topology(ClusterSpec spec, const hw::Catalog& catalog) : spec_(std::mo
     nic_rate = i == 0 ? nic.max_rate : std::min(nic_rate, nic.max_rate);
     ll_protocols_ = ll_protocols_ && nic.ll_protocols;
   }
+  // GPUDirect-TCPX(O) runs NCCL with NCCL_PROTO=Simple (Google's plugin configuration, as the
+  // dstack A3 High guide's TCPX job environment lists it): no LL or LL128 between nodes.
+  if (network_.transport == "tcpx") ll_protocols_ = false;
   if (node_->nics() > 0) plan_fabric(nic_rate);
   if (fabric_ && spec_.nodes > 1) warn_pcie_capped_nics();
   const std::size_t devices =
@@ -157,6 +160,7 @@ DeviceId Topology::nic(long node, int nic) const {
   return static_cast<DeviceId>(node) * node_->devices_per_node() + node_->nic(nic);
 }
 
+// GPUDirect-TCPX(O) ("tcpx") moves the payload between NIC and GPU memory too.
 bool Topology::gpudirect_active() const { return spec_.gpudirect && network_.transport != "tcp"; }
 
 void Topology::append_shifted(const std::vector<LinkId>& local, long node, std::vector<LinkId>& out) const {
@@ -171,7 +175,7 @@ Route Topology::shift(Route r, long node) const {
   return r;
 }
 
-Route Topology::route_gpus(long a, long b, int channel, bool ideal_ecmp) const {
+Route Topology::route_gpus(long a, long b, int channel, bool ideal_ecmp, bool gdr) const {
   const long g = node_->gpus();
   const long na = a / g;
   const long nb = b / g;
@@ -189,7 +193,7 @@ Route Topology::route_gpus(long a, long b, int channel, bool ideal_ecmp) const {
   const DeviceId gpu_b = node_->gpu(ib);
   const DeviceId nic_a = node_->nic(ra);
   const DeviceId nic_b = node_->nic(rb);
-  if (gpudirect_active()) {
+  if (gdr) {
     r.transport = Transport::gpudirect_rdma;
     append_shifted(node_->pcie_path(gpu_a, nic_a).links, na, r.links);
     r.ecmp_paths = route_network(na, ra, nb, rb, a, b, ideal_ecmp, r.links);

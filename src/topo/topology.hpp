@@ -45,7 +45,12 @@ public:
   [[nodiscard]] Route route_gpus(long a, long b) const { return route_gpus(a, b, 0); }
   // Between nodes, `channel` picks which of each GPU's nearest NICs carries the traffic
   // (channel 0 is nic_of_gpu), as NCCL spreads its channels over a GPU's NICs.
-  [[nodiscard]] Route route_gpus(long a, long b, int channel, bool ideal_ecmp = false) const;
+  [[nodiscard]] Route route_gpus(long a, long b, int channel, bool ideal_ecmp = false) const {
+    return route_gpus(a, b, channel, ideal_ecmp, gpudirect_active());
+  }
+  // `gdr` false: between servers the data is staged in host memory at both ends (no GPUDirect
+  // RDMA for this pair, as NCCL decides with NCCL_NET_GDR_LEVEL, or a TCP transport).
+  [[nodiscard]] Route route_gpus(long a, long b, int channel, bool ideal_ecmp, bool gdr) const;
   // GPU to/from host memory of socket `socket` in the same server.
   [[nodiscard]] Route route_gpu_to_memory(long gpu, int socket) const;
   [[nodiscard]] Route route_memory_to_gpu(int socket, long gpu) const;
