@@ -100,12 +100,14 @@ void Communicator::finish() {
   for (const auto tr : intra_transport_) all_p2p = all_p2p && tr == NcclTransport::p2p;
   nvls_ = t.node().nvswitch_sharp() && all_p2p && ppn_ > 1;
   sharp_ = t.network_switch().sharp && t.network().family == "infiniband";
-  const std::string& g = gpu.name;
-  generation_ = g.rfind("v100", 0) == 0 || g.rfind("rtx-2080", 0) == 0 ? GpuGeneration::volta
-                : g.rfind("a100", 0) == 0 || g.rfind("a10", 0) == 0 || g.rfind("rtx-3090", 0) == 0
-                    ? GpuGeneration::ampere
-                : g.rfind("b", 0) == 0 || g.rfind("gb", 0) == 0 ? GpuGeneration::blackwell
-                                                                : GpuGeneration::hopper;
+  // NCCL's compCapIndex: sm < 80 Volta, < 90 Ampere, < 100 Hopper, else Blackwell. A GPU
+  // without a compute capability (not NVIDIA) is given Hopper's tables.
+  const int cc = gpu.compute_capability;
+  generation_ = cc == 0    ? GpuGeneration::hopper
+                : cc < 80  ? GpuGeneration::volta
+                : cc < 90  ? GpuGeneration::ampere
+                : cc < 100 ? GpuGeneration::hopper
+                           : GpuGeneration::blackwell;
   amd_cpu_ = t.cpu_spec().name.find("epyc") != std::string::npos ||
              t.cpu_spec().name.find("threadripper") != std::string::npos;
   staging_efficiency_ = t.node().staging_efficiency();

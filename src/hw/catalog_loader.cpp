@@ -61,6 +61,11 @@ GpuSpec parse_gpu(const Fields& f) {
   g.mig_supported = mf.flag("supported");
   g.mig_max_instances = g.mig_supported ? static_cast<int>(mf.integer("max_instances", 1, 64)) : 0;
   g.p2p_supported = f.flag_or("p2p_supported", true);
+  // NVIDIA GPUs carry their compute capability (sm_90 = 90): NCCL's tables and protocols are
+  // chosen by it, never by the GPU's name.
+  if (g.vendor == "nvidia" || f.has("compute_capability")) {
+    g.compute_capability = static_cast<int>(f.integer("compute_capability", 30, 200));
+  }
   g.source = source_of(f);
   g.note = f.text_or("note", "");
   return g;
@@ -233,7 +238,7 @@ void Catalog::load_text(const std::string& text, const std::string& file) {
   }
   load_section(root, "gpus", file,
                {"name", "display_name", "vendor", "memory_GB", "memory_bandwidth_GBps", "tflops_dense", "nvlink",
-                "pcie", "tdp_W", "mig", "p2p_supported", "source", "note"},
+                "pcie", "tdp_W", "mig", "p2p_supported", "compute_capability", "source", "note"},
                gpus_, origin_, parse_gpu);
   load_section(root, "pcie", file,
                {"generation", "transfer_rate_GTps", "encoding", "lane_GBps", "copy_efficiency", "hop_latency_ns",

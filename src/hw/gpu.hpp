@@ -28,6 +28,7 @@ struct GpuSpec {
   bool mig_supported = false;
   int mig_max_instances = 0;
   bool p2p_supported = true;
+  int compute_capability = 0;  // NVIDIA's sm version x 10 + minor (sm_90 = 90); 0 where not NVIDIA
   std::string source;
   std::string note;
 };
