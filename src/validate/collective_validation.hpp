@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "hw/catalog.hpp"
+#include "validate/machine.hpp"
 
 namespace gf::validate {
 
@@ -16,9 +17,7 @@ struct CollectiveRow {
   long nodes = 1;
   long gpus = 0;
   std::string network;
-  SourceLocation network_where;
   std::string nic;
-  SourceLocation nic_where;
   std::optional<int> nics_per_node;
   std::optional<bool> p2p;
   std::optional<bool> gpudirect;
@@ -36,6 +35,7 @@ struct CollectiveRow {
   std::string excluded;  // why the row is left out of the error groups (its source calls the run faulty)
   std::string source;
   std::string note;
+  RowOrigin origin;  // file, line and keys, for errors found when predicting
 };
 
 struct CollectiveCheck {
