@@ -212,6 +212,19 @@ TEST(BadProbeProfile, SixtyFourBitValuesAreReportedAsWritten) {
   EXPECT_TRUE(contains(msg, "discovery.cores")) << msg;
 }
 
+TEST(BadProbeProfile, ANumberBeyondADoubleIsAnInputError) {
+  // Found by fuzzing: valid JSON syntax that nlohmann cannot hold threw out_of_range (exit 1).
+  std::string text = two_gpu_profile().dump();
+  const std::string key = "\"memory_bytes\":";
+  const auto at = text.find(key);
+  ASSERT_NE(at, std::string::npos);
+  const auto end = text.find_first_of(",}", at);
+  text.replace(at + key.size(), end - at - key.size(), "1e3080");
+  const std::string msg = input_error([&] { (void)probe::profile_from_json(text, "huge.json"); });
+  EXPECT_TRUE(contains(msg, "huge.json")) << msg;
+  EXPECT_TRUE(contains(msg, "1e3080")) << msg;
+}
+
 TEST(BadProbeProfile, StreamArraysTogetherTakeASixthOfAvailableMemory) {
   const double available = 24e9;
   const double per_array = probe::stream_array_size(Bytes(4e9), Bytes(available)).value();
@@ -318,6 +331,26 @@ TEST(BadYaml, InvalidUtf8IsRefusedAtLoadTimeWithLineAndColumn) {
   EXPECT_EQ(invalid_utf8_at("ab\xed\xa0\x80"), 2U);                                     // surrogate
   EXPECT_EQ(invalid_utf8_at("\xf4\x90\x80\x80"), 0U);                                   // past U+10FFFF
   EXPECT_EQ(invalid_utf8_at("abc\xe2\x82"), 3U);                                        // cut short
+}
+
+TEST(BadYaml, ControlCharactersAreRefusedAtLoadTime) {
+  // Found by fuzzing: a NUL byte inside a key derailed yaml-cpp into an error message that was
+  // not UTF-8. YAML allows no control characters but tab and line breaks.
+  for (const auto& r : yaml_readers()) {
+    SCOPED_TRACE(r.name);
+    std::string text = "# ok\nab";
+    text += '\0';
+    text += "c: 1\n" + r.base;
+    try {
+      r.read(text, "nul.yaml");
+      ADD_FAILURE() << "no error";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.where().line, 2) << e.what();
+      EXPECT_EQ(e.where().column, 3) << e.what();
+      EXPECT_TRUE(contains(e.what(), "control character 0x00")) << e.what();
+    }
+  }
+  EXPECT_NO_THROW((void)parse_yaml("a:\tb\r\nc: d\n", "tabs.yaml"));
 }
 
 TEST(BadYaml, InvalidUtf8ThroughTheCommandLineIsExitTwo) {

@@ -50,14 +50,28 @@ std::size_t invalid_utf8_at(std::string_view text) {
 }
 
 YAML::Node parse_yaml(const std::string& text, const std::string& file) {
+  auto where = [&](std::size_t at) -> SourceLocation {
+    const int line =
+        1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+    const std::size_t line_start = at == 0 ? std::string::npos : text.rfind('\n', at - 1);
+    const std::size_t first = line_start == std::string::npos ? 0 : line_start + 1;
+    return {file, line, static_cast<int>(at - first) + 1};  // column in bytes
+  };
   if (const std::size_t at = invalid_utf8_at(text); at != std::string_view::npos) {
-    const auto before = text.begin() + static_cast<std::ptrdiff_t>(at);
-    const int line = 1 + static_cast<int>(std::count(text.begin(), before, '\n'));
-    const auto line_start = text.rfind('\n', at == 0 ? 0 : at - 1);
-    const int column = static_cast<int>(at - (line_start == std::string::npos || at == 0 ? 0 : line_start + 1)) + 1;
-    throw InputError({file, line, column}, "",
+    throw InputError(where(at), "",
                      fmt::format("byte 0x{:02x} is not valid UTF-8", static_cast<unsigned char>(text[at])),
                      "UTF-8 text (save the file as UTF-8)");
+  }
+  // YAML allows no control characters but tab, line feed and carriage return (a NUL byte also
+  // derails yaml-cpp's reader into text that is not UTF-8).
+  const auto control = std::find_if(text.begin(), text.end(), [](char ch) {
+    const auto c = static_cast<unsigned char>(ch);
+    return (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f;
+  });
+  if (control != text.end()) {
+    throw InputError(where(static_cast<std::size_t>(control - text.begin())), "",
+                     fmt::format("control character 0x{:02x} in the text", static_cast<unsigned char>(*control)),
+                     "printable text, tabs and line breaks");
   }
   try {
     return YAML::Load(text);

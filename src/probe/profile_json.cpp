@@ -306,6 +306,10 @@ Profile profile_from_json(const std::string& text, const std::string& file) {
     const auto upto = std::min<std::size_t>(e.byte, text.size());
     const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(upto), '\n'));
     throw InputError({file, line, 0}, "", "not valid JSON", "a profile written by gpufabric probe --save");
+  } catch (const json::exception& e) {
+    // Valid syntax that nlohmann cannot hold: a number beyond a double's range (1e3080).
+    throw InputError({file, 0, 0}, "", std::string("not a readable profile: ") + e.what(),
+                     "a profile written by gpufabric probe --save");
   }
   const Reader r(j, file, "");
   if (!r.has("schema") || r.text("schema") != kSchema) {
