@@ -72,3 +72,79 @@ void BM_AllToAll256MiB_4096Gpus_Flow(benchmark::State& s) {
 BENCHMARK(BM_AllToAll256MiB_4096Gpus_Flow)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 }  // namespace
+
+namespace {
+
+// (d) The library call the training model and the planner make: one analytic all_reduce
+// prediction (NCCL's tuner choice, its time with fill, and the comparison with the other
+// candidates) on one DGX H100, 1,024 nodes and 8,192 nodes.
+void BM_AllReduce25MiB_Analytic_1Node(benchmark::State& s) {
+  predict(s, 1, 2, gf::comm::Op::all_reduce, 25.0 * (1 << 20), gf::comm::Engine::analytic);
+}
+BENCHMARK(BM_AllReduce25MiB_Analytic_1Node)->Unit(benchmark::kMicrosecond);
+
+void BM_AllReduce25MiB_Analytic_1024Nodes(benchmark::State& s) {
+  predict(s, 1024, 3, gf::comm::Op::all_reduce, 25.0 * (1 << 20), gf::comm::Engine::analytic);
+}
+BENCHMARK(BM_AllReduce25MiB_Analytic_1024Nodes)->Unit(benchmark::kMillisecond);
+
+void BM_AllReduce25MiB_Analytic_8192Nodes(benchmark::State& s) {
+  predict(s, 8192, 3, gf::comm::Op::all_reduce, 25.0 * (1 << 20), gf::comm::Engine::analytic);
+}
+BENCHMARK(BM_AllReduce25MiB_Analytic_8192Nodes)->Unit(benchmark::kMillisecond)->Iterations(2);
+
+// (e) A first prediction on a fresh communicator (nothing cached) on 1,024 DGX H100 nodes: what
+// a planner pays once per group shape.
+void BM_AllReduce25MiB_FirstPrediction_1024Nodes(benchmark::State& state) {
+  const auto t = dgx_h100(1024, 3);
+  gf::comm::CollectiveRequest req;
+  req.op = gf::comm::Op::all_reduce;
+  req.size = 25.0 * (1 << 20);
+  req.engine = gf::comm::Engine::analytic;
+  for (auto _ : state) {
+    const gf::comm::Communicator c(t, 0);
+    const auto r = gf::comm::predict(c, req);
+    benchmark::DoNotOptimize(r);
+  }
+}
+BENCHMARK(BM_AllReduce25MiB_FirstPrediction_1024Nodes)->Unit(benchmark::kMillisecond);
+
+// The same on 8,192 nodes (65,536 GPUs), the target size.
+void BM_AllReduce25MiB_FirstPrediction_8192Nodes(benchmark::State& state) {
+  const auto t = dgx_h100(8192, 3);
+  gf::comm::CollectiveRequest req;
+  req.op = gf::comm::Op::all_reduce;
+  req.size = 25.0 * (1 << 20);
+  req.engine = gf::comm::Engine::analytic;
+  for (auto _ : state) {
+    const gf::comm::Communicator c(t, 0);
+    const auto r = gf::comm::predict(c, req);
+    benchmark::DoNotOptimize(r);
+  }
+}
+BENCHMARK(BM_AllReduce25MiB_FirstPrediction_8192Nodes)->Unit(benchmark::kMillisecond);
+
+// (f) Cached predictions: every size of an nccl-tests sweep on one communicator, as a training
+// model asks for every bucket size of a step.
+void BM_AllReduce_CachedSweep_1024Nodes(benchmark::State& state) {
+  const auto t = dgx_h100(1024, 3);
+  const gf::comm::Communicator c(t, 0);
+  gf::comm::CollectiveRequest req;
+  req.op = gf::comm::Op::all_reduce;
+  req.engine = gf::comm::Engine::analytic;
+  for (double s = 8; s <= 8.0 * (1 << 30); s *= 2) {  // warm the cache once
+    req.size = s;
+    (void)gf::comm::predict(c, req);
+  }
+  double s = 8;
+  for (auto _ : state) {
+    req.size = s;
+    const auto r = gf::comm::predict(c, req);
+    benchmark::DoNotOptimize(r);
+    s = s >= 8.0 * (1 << 30) ? 8 : s * 2;
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_AllReduce_CachedSweep_1024Nodes)->Unit(benchmark::kMicrosecond);
+
+}  // namespace

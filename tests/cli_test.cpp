@@ -102,7 +102,11 @@ TEST(CliErrors, BadInputsExitTwoWithOneMessage) {
   expect_bad_input(run({"topo", "--preset", "dgx-h100", "--oversubscription", "0.5"}), "--oversubscription");
   expect_bad_input(run({"topo", "--preset", "dgx-h100", "--p2p", "maybe"}), "on, off");
   expect_bad_input(run({"topo", "--preset", "dgx-h100", "--format", "xml"}), "--format");
-  expect_bad_input(run({"topo", "--preset", "dgx-h100", "--nodes", "200"}), "single quantum-2 switch has 64 ports");
+  expect_bad_input(run({"topo", "--preset", "dgx-h100", "--nodes", "200", "--fabric", "single"}),
+                   "field '--fabric': a single quantum-2 switch has 64 ports");
+  expect_bad_input(run({"topo", "nosuch-preset"}), "neither a preset nor a file");
+  expect_bad_input(run({"topo", "dgx-h1000"}), "did you mean 'dgx-h100'");
+  expect_bad_input(run({"topo", "dgx-h100", "--preset", "dgx-a100"}), "excludes");
   expect_bad_input(run({"topo", "--preset", "dgx-h100", "--nodes", "20000"}), "at most 100000 GPUs");
   expect_bad_input(run({"topo", "--preset", "dgx-h100", "--nodes", "200", "--fabric", "fat-tree", "--dot"}),
                    "too many to draw");
@@ -115,6 +119,34 @@ TEST(CliErrors, BadInputsExitTwoWithOneMessage) {
   expect_bad_input(run({"topo", "--preset", "dgx-h100", "--bogus"}), "--bogus");
   expect_bad_input(run({"topo", "--bogus"}), "--bogus");
   expect_bad_input(run({"frobnicate"}), "unknown subcommand 'frobnicate'");
+}
+
+TEST(Cli, ClusterAsThePositionalArgumentTheSynopsisShows) {
+  // `gpufabric topo CLUSTER`: a preset name or a cluster file.
+  const auto by_flag = run({"topo", "--preset", "dgx-h100"});
+  const auto by_name = run({"topo", "dgx-h100"});
+  ASSERT_EQ(by_name.code, 0) << by_name.err;
+  EXPECT_EQ(by_name.out, by_flag.out);
+  const auto by_file = run({"topo", gf::test::data_file("small_pcie.yaml")});
+  ASSERT_EQ(by_file.code, 0) << by_file.err;
+  EXPECT_NE(by_file.out.find("test-pcie"), std::string::npos) << by_file.out;
+  const auto coll = run({"collective", "all_reduce", "dgx-h100", "-b", "1M", "-e", "1M"});
+  ASSERT_EQ(coll.code, 0) << coll.err;
+  EXPECT_EQ(coll.out, run({"collective", "all_reduce", "--preset", "dgx-h100", "-b", "1M", "-e", "1M"}).out);
+}
+
+TEST(Cli, TopoHeaderStatesOverrideRulesAndWarnings) {
+  const auto r = run({"topo", "dgx-h100", "--nodes", "16", "--network", "eth-1g"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto header = r.out.substr(0, r.out.find("\n\n"));
+  EXPECT_NE(header.find("note: --network eth-1g keeps the design's 8 NICs per node"), std::string::npos) << r.out;
+  EXPECT_NE(header.find("warning: --network eth-1g: NIC connectx-7"), std::string::npos) << r.out;
+  EXPECT_NE(header.find("note: fabric: 2-tier non-blocking fat-tree"), std::string::npos) << r.out;
+  const auto j = nlohmann::json::parse(run({"topo", "dgx-h100", "--nodes", "16", "--format", "json"}).out);
+  ASSERT_TRUE(j.contains("notes"));
+  EXPECT_NE(j["notes"][0].get<std::string>().find("fat-tree"), std::string::npos);
+  // No override, one node: nothing to note.
+  EXPECT_EQ(run({"topo", "dgx-h100"}).out.find("note:"), std::string::npos);
 }
 
 TEST(CliErrors, TheBinaryExitsWithCodeTwo) {
@@ -156,7 +188,7 @@ TEST(CliCollective, JsonAndCsvRows) {
 TEST(CliCollective, ForcedAlgorithmsAndWarnings) {
   const auto r = run({"collective", "all_gather", "--preset", "dgx-h100", "-b", "1M", "-e", "1M", "--algo", "tree"});
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.out.find("# warning: NCCL_ALGO=Tree cannot run all_gather"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("]: NCCL_ALGO=Tree cannot run all_gather"), std::string::npos) << r.out;
   const auto ring = run({"collective", "all_reduce", "--preset", "dgx-h100", "-b", "1G", "-e", "1G", "--algo", "Ring",
                          "--proto", "Simple", "--format", "csv"});
   ASSERT_EQ(ring.code, 0) << ring.err;

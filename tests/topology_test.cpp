@@ -214,5 +214,261 @@ TEST(Determinism, SameInputSameRoutes) {
   }
 }
 
+bool has_note(const topo::Topology& t, const std::string& needle) {
+  for (const auto& n : t.notes()) {
+    if (n.find(needle) != std::string::npos) return true;
+  }
+  return false;
+}
+
+std::string all_notes(const topo::Topology& t) {
+  std::string out;
+  for (const auto& n : t.notes()) out += n + "\n";
+  return out;
+}
+
+TEST(NetworkOverride, ANetworkImpliesItsNic) {
+  // pcie-4x-rtx4090 has a 10 GbE X710. Under eth-100g the NIC must become a 100 GbE one, so
+  // eth-100g is faster than eth-10g between two such nodes (it was slower: the 10 GbE NIC was
+  // kept while eth-100g's lower efficiency applied).
+  auto between_nodes = [](const std::string& network) {
+    topo::ClusterOverrides o;
+    o.nodes = 2;
+    o.network = network;
+    const auto t = preset("pcie-4x-rtx4090", o);
+    return std::pair{gbps(t.route_gpus(0, 4).bandwidth), t.spec().node.nics.front().model};
+  };
+  const auto [bw10, nic10] = between_nodes("eth-10g");
+  const auto [bw100, nic100] = between_nodes("eth-100g");
+  EXPECT_EQ(nic10, "intel-x710");
+  EXPECT_EQ(nic100, catalog().network("eth-100g").default_nic);
+  EXPECT_GT(bw100, 5 * bw10);
+  {
+    topo::ClusterOverrides o;
+    o.nodes = 2;
+    o.network = "eth-100g";
+    const auto t = preset("pcie-4x-rtx4090", o);
+    EXPECT_NEAR(in_Gbps(t.fabric()->nic_line_rate()), 100.0, 1e-6);
+    EXPECT_TRUE(has_note(t, "warning: --network eth-100g: NIC intel-x710 (10 Gb/s) replaced by")) << all_notes(t);
+  }
+  // --nic still overrides the implied NIC, and says that it runs at the network's rate.
+  topo::ClusterOverrides o;
+  o.nodes = 2;
+  o.network = "eth-100g";
+  o.nic = "connectx-7";
+  const auto t = preset("pcie-4x-rtx4090", o);
+  EXPECT_EQ(t.spec().node.nics.front().model, "connectx-7");
+  EXPECT_TRUE(has_note(t, "warning: --nic connectx-7 (400 Gb/s) runs at 100 Gb/s")) << all_notes(t);
+}
+
+TEST(NetworkOverride, NicCountIsKeptAndTheHeaderSaysSo) {
+  topo::ClusterOverrides o;
+  o.nodes = 2;
+  o.network = "eth-1g";
+  const auto t = preset("dgx-h100", o);
+  EXPECT_EQ(t.node().nics(), 8);
+  EXPECT_TRUE(has_note(t, "keeps the design's 8 NICs per node")) << all_notes(t);
+  // The 400 Gb/s ConnectX-7 runs Ethernet, so it is kept, capped at 1 Gb/s: a warning.
+  EXPECT_TRUE(has_note(t, "warning: --network eth-1g: NIC connectx-7 (400 Gb/s) kept, running at 1 Gb/s"))
+      << all_notes(t);
+  // With --nics-per-node the rule is not stated: the count is the user's.
+  o.nics_per_node = 2;
+  EXPECT_FALSE(has_note(preset("dgx-h100", o), "keeps the design's"));
+}
+
+TEST(NetworkOverride, IgnoredOverridesWarn) {
+  topo::ClusterOverrides o;
+  o.nodes = 2;
+  o.network = "eth-100g";
+  o.gpudirect = true;
+  EXPECT_TRUE(has_note(preset("dgx-h100", o), "warning: --gpudirect on is ignored"));
+  topo::ClusterOverrides p;
+  p.p2p = true;
+  EXPECT_TRUE(has_note(preset("pcie-2x-rtx2080ti", p), "warning: --p2p on is ignored"));
+  topo::ClusterOverrides q;
+  q.nodes = 2;
+  q.fabric = topo::FabricKind::single;
+  q.tiers = 3;
+  EXPECT_TRUE(has_note(preset("dgx-h100", q), "warning: --tiers is ignored"));
+  // An oversubscription that whole ports cannot make is built as the nearest split, and said.
+  topo::ClusterOverrides r;
+  r.nodes = 64;
+  r.fabric = topo::FabricKind::fat_tree;
+  r.oversubscription = 8;
+  const auto t = preset("dgx-h100", r);
+  EXPECT_EQ(t.fabric()->shape().down_ports, 57);
+  EXPECT_TRUE(has_note(t, "warning: --oversubscription 8:1 is built as 57:7")) << all_notes(t);
+}
+
+std::vector<int> nic_sockets(const topo::Topology& t) {
+  std::vector<int> out;
+  for (int i = 0; i < t.node().nics(); ++i) out.push_back(t.node().socket_of(t.node().nic(i)));
+  return out;
+}
+
+TEST(NetworkOverride, ANicCappedByItsPcieLinkWarns) {
+  // A ConnectX-8 (800 Gb/s, Gen6 x16) under a DGX H100's Gen5 switches on XDR: its Gen5 x16
+  // path carries less than the 800 Gb/s network.
+  topo::ClusterOverrides o;
+  o.nodes = 2;
+  o.network = "ib-xdr";
+  const auto t = preset("dgx-h100", o);
+  EXPECT_EQ(t.spec().node.nics.front().model, "connectx-8");
+  EXPECT_TRUE(has_note(t, "warning: NIC connectx-8's PCIe path carries")) << all_notes(t);
+  EXPECT_FALSE(has_note(preset("dgx-h100",
+                               [] {
+                                 topo::ClusterOverrides n;
+                                 n.nodes = 2;
+                                 return n;
+                               }()),
+                        "PCIe path carries"));
+}
+
+TEST(NicsPerNode, SpreadOverSocketsThenSwitches) {
+  // DGX A100: 8 NICs, two under each of four top-level switches, two switches per socket.
+  topo::ClusterOverrides o;
+  o.nics_per_node = 2;
+  EXPECT_EQ(nic_sockets(preset("dgx-a100", o)), (std::vector<int>{0, 1}));
+  o.nics_per_node = 4;
+  const auto t = preset("dgx-a100", o);
+  EXPECT_EQ(nic_sockets(t), (std::vector<int>{0, 0, 1, 1}));
+  std::vector<std::string> parents;
+  for (const auto& n : t.spec().node.nics) parents.push_back(n.at.parent);
+  EXPECT_EQ(parents, (std::vector<std::string>{"sw0n0", "sw1n0", "sw2n0", "sw3n0"}));
+  // Every GPU then has a NIC on its own socket.
+  for (int g = 0; g < t.gpus_per_node(); ++g) {
+    EXPECT_EQ(t.node().socket_of(t.node().nic(t.node().nic_of_gpu(g))), t.node().socket_of(t.node().gpu(g))) << g;
+  }
+  // DGX H100: one NIC switch per GPU, four per socket. Four NICs go to every other switch, so
+  // GPUs 0, 2, 4, 6 each keep a NIC on their own switch.
+  const auto h = preset("dgx-h100", o);
+  parents.clear();
+  for (const auto& n : h.spec().node.nics) parents.push_back(n.at.parent);
+  EXPECT_EQ(parents, (std::vector<std::string>{"cx0", "cx2", "cx4", "cx6"}));
+  // AWS p5: 32 EFA interfaces, four under each of eight switches; 8 of them are one per switch.
+  o.nics_per_node = 8;
+  const auto p5 = preset("aws-p5", o);
+  std::set<std::string> switches;
+  for (const auto& n : p5.spec().node.nics) switches.insert(n.at.parent);
+  EXPECT_EQ(switches.size(), 8u);
+  // More NICs than slots share them, with a warning.
+  o.nics_per_node = 16;
+  EXPECT_TRUE(has_note(preset("dgx-a100", o), "warning: --nics-per-node 16: the design has 8 NIC slots"));
+}
+
+TEST(PcieWidth, TheX8SlotsOfADesktopHalveTheHostLink) {
+  // pcie-2x-rtx2080ti: the i9-9900K's 16 lanes split x8/x8.
+  const auto t = preset("pcie-2x-rtx2080ti");
+  const auto h2d = t.route_memory_to_gpu(0, 0);
+  EXPECT_NEAR(gbps(h2d.line_rate), in_GBps(catalog().pcie(3).line_rate(8)), 1e-6);
+  EXPECT_GT(gbps(h2d.bandwidth), 6.0);
+  EXPECT_LT(gbps(h2d.bandwidth), 7.0);
+}
+
+TEST(PcieWidth, DowntrainedLinksAreDescribedPerDevice) {
+  const std::string text = R"(name: downtrained
+node:
+  gpu: h100-pcie
+  gpus: 2
+  cpu: xeon-8480c
+  host_memory_GB: 512
+  gpu_fabric: pcie
+  gpu_parents:
+    - cpu0
+    - {parent: cpu0, lanes: 8, generation: 3}
+  nics:
+    - {model: connectx-7, parent: cpu0, lanes: 4}
+network: {tech: ib-ndr}
+)";
+  const topo::Topology t(topo::parse_cluster(text, "downtrained.yaml", catalog()), catalog());
+  EXPECT_NEAR(gbps(t.route_memory_to_gpu(0, 0).line_rate), in_GBps(catalog().pcie(5).line_rate(16)), 1e-6);
+  EXPECT_NEAR(gbps(t.route_memory_to_gpu(0, 1).line_rate), in_GBps(catalog().pcie(3).line_rate(8)), 1e-6);
+  EXPECT_NEAR(gbps(t.route_gpu_to_nic(0, 0).line_rate), in_GBps(catalog().pcie(5).line_rate(4)), 1e-6);
+  const std::string bad = gf::test::input_error([] {
+    (void)topo::parse_cluster(
+        "name: x\nnode: {gpu: h100-pcie, gpus: 1, cpu: xeon-8480c, host_memory_GB: 1,\n"
+        "  gpu_fabric: pcie, gpu_parents: [{parent: cpu0, lanes: 6}]}\n"
+        "network: {tech: ib-ndr}\n",
+        "w.yaml", catalog());
+  });
+  EXPECT_NE(bad.find("w.yaml:3"), std::string::npos) << bad;
+  EXPECT_NE(bad.find("lanes"), std::string::npos) << bad;
+}
+
+TEST(RemoteSocket, QpiEraHostsPayToReachTheOtherSocketsMemory) {
+  // dgx1-v100 (Broadwell QPI): a GPU's copy from the other socket's memory is capped by what
+  // device traffic reaches across QPI; it was equal to the local copy before.
+  const auto t = preset("dgx1-v100");
+  const int own = t.node().socket_of(t.node().gpu(0));
+  const double local = gbps(t.route_memory_to_gpu(own, 0).bandwidth);
+  const double remote = gbps(t.route_memory_to_gpu(1 - own, 0).bandwidth);
+  const double remote_d2h = gbps(t.route_gpu_to_memory(0, 1 - own).bandwidth);
+  EXPECT_NEAR(remote, in_GBps(*catalog().cpu("xeon-e5-2698v4").socket_link_device), 1e-6);
+  EXPECT_NEAR(remote_d2h, remote, 1e-6);
+  EXPECT_LT(remote, 0.6 * local);
+  // Sapphire Rapids UPI: no penalty at PCIe rates (measured), so remote equals local there.
+  const auto h = preset("dgx-h100");
+  const int hs = h.node().socket_of(h.node().gpu(0));
+  EXPECT_NEAR(gbps(h.route_memory_to_gpu(1 - hs, 0).bandwidth), gbps(h.route_memory_to_gpu(hs, 0).bandwidth), 1e-6);
+}
+
+TEST(DefaultFabric, OneSwitchWhenThePortsFitElseTheSmallestFatTree) {
+  topo::ClusterOverrides o;
+  o.nodes = 8;  // 64 NDR ports: one radix-64 Quantum-2
+  auto t = preset("dgx-h100", o);
+  EXPECT_EQ(t.fabric()->shape().tiers, 1);
+  EXPECT_TRUE(has_note(t, "fabric: one quantum-2 switch")) << all_notes(t);
+  o.nodes = 16;  // 128 ports: a two-tier non-blocking fat-tree (an error before)
+  t = preset("dgx-h100", o);
+  EXPECT_EQ(t.fabric()->shape().kind, topo::FabricKind::fat_tree);
+  EXPECT_EQ(t.fabric()->shape().tiers, 2);
+  EXPECT_DOUBLE_EQ(t.fabric()->shape().oversubscription, 1.0);
+  EXPECT_EQ(t.spec().network.fabric, topo::FabricKind::fat_tree);
+  EXPECT_TRUE(has_note(t, "fabric: 2-tier non-blocking fat-tree of quantum-2 switches")) << all_notes(t);
+  // --fabric fat-tree without --tiers takes the fewest tiers that hold the nodes.
+  topo::ClusterOverrides f;
+  f.nodes = 192;
+  f.fabric = topo::FabricKind::fat_tree;
+  const auto a = preset("dgx-a100", f);  // 1,536 HDR ports on radix-40 switches: 3 tiers
+  EXPECT_EQ(a.fabric()->shape().tiers, 3);
+  EXPECT_TRUE(has_note(a, "fabric: 3 tiers, the fewest")) << all_notes(a);
+  f.nodes = 16;
+  EXPECT_EQ(preset("dgx-a100", f).fabric()->shape().tiers, 2);
+}
+
+TEST(DefaultFabric, ErrorsFromAFilesNetworkBlockNameTheFileLineAndField) {
+  auto error_of = [](long nodes, const std::string& extra) {
+    const std::string text = "name: net-errors\nnodes: " + std::to_string(nodes) + R"(
+node:
+  gpu: h100-pcie
+  gpus: 8
+  cpu: xeon-8480c
+  host_memory_GB: 512
+  gpu_fabric: pcie
+  gpu_parents: [cpu0, cpu0, cpu0, cpu0, cpu0, cpu0, cpu0, cpu0]
+  nics:
+    - {model: connectx-7, parent: cpu0, count: 8}
+network:
+  tech: ib-ndr
+)" + extra;
+    return gf::test::input_error(
+        [&] { topo::Topology t(topo::parse_cluster(text, "net.yaml", catalog()), catalog()); });
+  };
+  // 200 nodes x 8 NICs do not fit one radix-64 switch: the file's fabric: line is at fault.
+  const std::string single = error_of(200, "  fabric: single\n");
+  EXPECT_NE(single.find("net.yaml:14"), std::string::npos) << single;
+  EXPECT_NE(single.find("network.fabric"), std::string::npos) << single;
+  EXPECT_EQ(single.find("--"), std::string::npos) << single;
+  // 300 nodes need 75 leaves of 32 down-ports: more than a two-tier radix-64 fabric holds.
+  const std::string tiers = error_of(300, "  fabric: fat-tree\n  tiers: 2\n");
+  EXPECT_NE(tiers.find("net.yaml:15"), std::string::npos) << tiers;
+  EXPECT_NE(tiers.find("network.tiers"), std::string::npos) << tiers;
+  EXPECT_EQ(tiers.find("--"), std::string::npos) << tiers;
+  // Too many nodes for three tiers: the file's nodes: line.
+  const std::string nodes = error_of(10000, "");
+  EXPECT_NE(nodes.find("net.yaml:2"), std::string::npos) << nodes;
+  EXPECT_EQ(nodes.find("--"), std::string::npos) << nodes;
+}
+
 }  // namespace
 }  // namespace gf

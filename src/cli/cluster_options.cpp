@@ -1,7 +1,9 @@
 #include "cli/cluster_options.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 
 #include "core/error.hpp"
 #include "topo/cluster_loader.hpp"
@@ -39,6 +41,12 @@ long parse_whole(const std::string& flag, const std::string& v, long min, long m
   return out;
 }
 
+std::string notes_text(const std::vector<std::string>& notes) {
+  std::string out;
+  for (const auto& n : notes) out += (n.starts_with("warning: ") ? "  " : "  note: ") + n + "\n";
+  return out;
+}
+
 void add_catalog_option(CLI::App& app, std::string& dir) {
   app.add_option("--catalog", dir, "Directory of extra catalog *.yaml files that override or extend the built-in one");
 }
@@ -50,9 +58,13 @@ hw::Catalog load_catalog(const std::string& dir) {
 }
 
 void ClusterOptions::add_to(CLI::App& app) {
+  auto* pos =
+      app.add_option("cluster", positional, "CLUSTER: a preset name (see `gpufabric presets`) or a cluster YAML file");
   auto* p = app.add_option("--preset", preset, "Built-in cluster (see `gpufabric presets`)");
   auto* c = app.add_option("--cluster", cluster_file, "Cluster description YAML file (docs/cluster-format.md)");
   p->excludes(c);
+  pos->excludes(p);
+  pos->excludes(c);
   add_catalog_option(app, catalog_dir);
   app.add_option("--nodes", nodes, "Number of nodes");
   app.add_option("--network", network, "Network technology, e.g. ib-ndr, roce-400g, eth-100g, efa");
@@ -91,12 +103,36 @@ topo::ClusterOverrides ClusterOptions::overrides() const {
 }
 
 topo::ClusterSpec ClusterOptions::load_spec(const hw::Catalog& catalog) const {
-  if (preset.empty() && cluster_file.empty()) {
-    throw InputError({}, "--preset", "no cluster given", "--preset NAME (see `gpufabric presets`) or --cluster FILE");
+  if (preset.empty() && cluster_file.empty() && positional.empty()) {
+    throw InputError({}, "CLUSTER", "no cluster given",
+                     "a preset name (see `gpufabric presets`) or a cluster file, as CLUSTER, --preset NAME or "
+                     "--cluster FILE");
   }
   const auto o = overrides();  // checked before loading, so a bad flag is reported first
-  topo::ClusterSpec spec =
-      preset.empty() ? topo::load_cluster_file(cluster_file, catalog) : topo::load_preset(preset, catalog);
+  std::string preset_name = preset;
+  std::string file = cluster_file;
+  if (!positional.empty()) {
+    // A preset's name wins; anything else is a file, which must exist (or the name is a typo).
+    const auto names = topo::preset_names();
+    if (std::find(names.begin(), names.end(), positional) != names.end()) {
+      preset_name = positional;
+    } else {
+      std::error_code ec;
+      const bool looks_like_file = positional.find('/') != std::string::npos || positional.ends_with(".yaml") ||
+                                   positional.ends_with(".yml") || std::filesystem::exists(positional, ec);
+      if (!looks_like_file) {
+        const std::string hint = suggest(positional, names);
+        throw InputError({}, "CLUSTER",
+                         "'" + positional + "' is neither a preset nor a file" +
+                             (hint.empty() ? "" : "; did you mean '" + hint + "'?"),
+                         "a preset (" + join(names) + ") or a cluster YAML file");
+      }
+      file = positional;
+    }
+  }
+  topo::ClusterSpec spec = preset_name.empty()
+                               ? topo::load_cluster_file(file, catalog, positional.empty() ? "--cluster" : "CLUSTER")
+                               : topo::load_preset(preset_name, catalog);
   topo::apply_overrides(spec, o, catalog);
   return spec;
 }

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include <string>
+#include <vector>
 
 #include "hw/catalog.hpp"
 #include "topo/cluster_spec.hpp"
@@ -13,6 +14,7 @@ namespace gf::cli {
 struct ClusterOptions {
   std::string preset;
   std::string cluster_file;
+  std::string positional;  // CLUSTER: a preset name or a cluster file, as the README's synopsis has it
   std::string catalog_dir;
   std::string nodes, network, nic, nics_per_node, fabric, tiers, oversubscription, gpudirect, p2p;
 
@@ -21,6 +23,10 @@ struct ClusterOptions {
   [[nodiscard]] topo::ClusterSpec load_spec(const hw::Catalog& catalog) const;
   [[nodiscard]] topo::ClusterOverrides overrides() const;
 };
+
+// The notes and warnings of a topology (Topology::notes()) as header lines, "  note: ..." and
+// "  warning: ...", for every command that prints a cluster; empty when there are none.
+std::string notes_text(const std::vector<std::string>& notes);
 
 // A whole number from `min` to `max`, or an InputError naming `flag`.
 long parse_whole(const std::string& flag, const std::string& text, long min, long max);

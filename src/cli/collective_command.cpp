@@ -5,8 +5,10 @@
 #include <cctype>
 #include <charconv>
 
+#include "calib/calibrate.hpp"
 #include "comm/model.hpp"
 #include "core/error.hpp"
+#include "core/yaml_fields.hpp"
 #include "report/collective_report.hpp"
 #include "topo/topology.hpp"
 
@@ -58,7 +60,12 @@ void CollectiveOptions::add_to(CLI::App& app) {
   app.add_option("-G,--cuda_graph", graph_iters,
                  "Launch through CUDA graphs (nccl-tests -G N): no per-call launch cost");
   app.add_option("--engine", engine, "flow | analytic | auto (flow up to 256 ranks)");
+  app.add_option("--env", env,
+                 "NCCL environment of the run, NAME=VALUE, repeatable: NCCL_P2P_LEVEL, NCCL_P2P_DISABLE, "
+                 "NCCL_NET_GDR_LEVEL, NCCL_IB_DISABLE, NCCL_SHM_DISABLE, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS, "
+                 "NCCL_BUFFSIZE, NCCL_SOCKET_NTHREADS, NCCL_NSOCKS_PERTHREAD, NCCL_ALGO, NCCL_PROTO");
   app.add_option("--format", format, "table | json | csv");
+  app.add_option("--calibration", calibration, "A calibration overlay written by 'gpufabric calibrate'");
 }
 
 std::string CollectiveOptions::run() const {
@@ -79,8 +86,18 @@ std::string CollectiveOptions::run() const {
   if (format != "table" && format != "json" && format != "csv") {
     throw InputError({}, "--format", "got '" + format + "'", "table, json, csv");
   }
+  comm::NcclConfig nccl;
+  std::vector<std::string> ignored;
+  for (const auto& e : env) comm::apply_nccl_assignment(nccl, e, &ignored);
   comm::CollectiveRequest req;
   req.op = *parsed_op;
+  req.dtype = type->name;
+  req.redop = redop;
+  // NCCL_ALGO / NCCL_PROTO in --env force the choice as --algo / --proto do.
+  std::string algo = this->algo;
+  std::string proto = this->proto;
+  if (algo.empty() && nccl.algo) algo = *nccl.algo;
+  if (proto.empty() && nccl.proto) proto = *nccl.proto;
   if (!algo.empty()) {
     req.algo = comm::parse_algo(algo);
     if (!req.algo) {
@@ -110,7 +127,21 @@ std::string CollectiveOptions::run() const {
 
   const hw::Catalog catalog = cluster.load_catalog();
   const topo::Topology topology(cluster.load_spec(catalog), catalog);
-  const comm::Communicator c(topology, parse_whole("--gpus", gpus, 0, topo::kMaxGpus));
+  comm::NcclParams params = comm::nccl_params();
+  if (!calibration.empty()) {
+    params = calib::apply_calibration(read_text_file(calibration, "--calibration"), calibration, params);
+  }
+  const comm::Communicator c(topology, parse_whole("--gpus", gpus, 0, topo::kMaxGpus), nccl, &params);
+  if (c.ranks() < 2) {
+    throw InputError({}, "--gpus", "one rank: a collective over a single GPU moves nothing between GPUs",
+                     "--gpus 2 or more (or 0 for every GPU)");
+  }
+  if ((type->name == "f8e4m3" || type->name == "f8e5m2") && c.gpu_generation() < comm::GpuGeneration::hopper) {
+    throw InputError({}, "-d",
+                     fmt::format("NCCL reduces fp8 ({}) only on sm90 (Hopper) and newer; {} is older", type->name,
+                                 topology.gpu_spec().name),
+                     "float, half, bfloat16, or a Hopper or newer GPU");
+  }
   const long root_rank = parse_whole("-r", root, 0, c.ranks() - 1);
   const bool rooted = req.op == comm::Op::broadcast || req.op == comm::Op::reduce;
   req.gpus_per_process = static_cast<int>(parse_whole("-g", gpus_per_thread, 1, c.ranks_per_node()));
@@ -146,6 +177,11 @@ std::string CollectiveOptions::run() const {
   h.cluster = topology.spec().name;
   h.communicator = c.describe();
   h.engine = comm::to_string(rows.front().result.engine);
+  for (const auto& v : nccl.describe()) h.notes.push_back("env: " + v);
+  if (!calibration.empty()) h.notes.push_back("calibration: " + calibration);
+  for (const auto& v : ignored) h.notes.push_back("env: " + v + " is not modelled (it does not change the prediction)");
+  h.notes.insert(h.notes.end(), c.notes().begin(), c.notes().end());
+  h.transports = c.transport_summary();
   if (format == "json") return report::collective_json(h, rows);
   if (format == "csv") return report::collective_csv(rows);
   return report::collective_table(h, rows);

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include <string>
+#include <vector>
 
 #include "cli/cluster_options.hpp"
 
@@ -25,6 +26,8 @@ struct CollectiveOptions {
   std::string graph_iters = "0";
   std::string gpus_per_thread = "1";
   std::string format = "table";
+  std::vector<std::string> env;  // NCCL_NAME=VALUE, as the run's environment
+  std::string calibration;       // an overlay written by `gpufabric calibrate`
 
   void add_to(CLI::App& app);
   [[nodiscard]] std::string run() const;

@@ -6,6 +6,7 @@
 #include <new>
 #include <nlohmann/json.hpp>
 
+#include "cli/calibrate_command.hpp"
 #include "cli/cluster_options.hpp"
 #include "cli/collective_command.hpp"
 #include "cli/pipeline_command.hpp"
@@ -136,6 +137,27 @@ std::string catalog_output(const hw::Catalog& c, const std::string& format) {
   return out;
 }
 
+// The topology's notes go at the end of the report's header: its first line, the line of
+// nodes and network, and the source line when the cluster has one.
+std::string with_notes_text(const std::string& report, const topo::ClusterSpec& spec,
+                            const std::vector<std::string>& notes) {
+  if (notes.empty()) return report;
+  std::size_t at = 0;
+  const int header_lines = spec.source.empty() ? 2 : 3;
+  for (int i = 0; i < header_lines && at != std::string::npos; ++i) {
+    at = report.find('\n', at);
+    if (at != std::string::npos) ++at;
+  }
+  if (at == std::string::npos) at = report.size();
+  return report.substr(0, at) + notes_text(notes) + report.substr(at);
+}
+
+std::string with_notes_json(const std::string& report, const std::vector<std::string>& notes) {
+  auto j = nlohmann::json::parse(report);
+  j["notes"] = notes;
+  return j.dump(2) + "\n";
+}
+
 }  // namespace
 
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
@@ -174,6 +196,11 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
       "probe", "Measure this machine: memory, storage, CPU decode, GPU copies, NCCL; across nodes with --mpi");
   ProbeOptions probe_opts;
   probe_opts.add_to(*probe_cmd);
+
+  auto* calibrate_cmd = app.add_subcommand(
+      "calibrate", "Fit link and transport efficiencies to your own nccl-tests logs; write a calibration overlay");
+  CalibrateOptions calibrate_opts;
+  calibrate_opts.add_to(*calibrate_cmd);
 
   auto* validate_cmd = app.add_subcommand("validate", "Compare predictions with the cited public measurements");
   std::string validate_format = "table";
@@ -224,6 +251,8 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
       result = catalog_output(load_catalog(catalog_dir), catalog_format);
     } else if (collective_cmd->parsed()) {
       result = collective_opts.run();
+    } else if (calibrate_cmd->parsed()) {
+      result = calibrate_opts.run();
     } else if (pipeline_cmd->parsed()) {
       result = pipeline_opts.run();
     } else if (probe_cmd->parsed()) {
@@ -265,9 +294,10 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
       check_format(topo_format, {"table", "json"});
       const hw::Catalog catalog = topo_opts.load_catalog();
       const topo::Topology topology(topo_opts.load_spec(catalog), catalog);
-      result = topo_dot                ? report::topo_dot(topology)
-               : topo_format == "json" ? report::topo_json(topology)
-                                       : report::topo_text(topology);
+      result = topo_dot ? report::topo_dot(topology)
+               : topo_format == "json"
+                   ? with_notes_json(report::topo_json(topology), topology.notes())
+                   : with_notes_text(report::topo_text(topology), topology.spec(), topology.notes());
     }
     out << result;
     out.flush();

@@ -4,13 +4,15 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <numeric>
 
 #include "core/error.hpp"
 
 namespace gf::comm {
 
-Communicator::Communicator(const topo::Topology& t, long ranks) : t_(t) {
+Communicator::Communicator(const topo::Topology& t, long ranks, NcclConfig env, const NcclParams* params)
+    : t_(t), env_(std::move(env)), params_(params != nullptr ? params : &nccl_params()) {
   const long total = t.gpu_count();
   const int gpn = t.gpus_per_node();
   if (ranks == 0) ranks = total;
@@ -31,35 +33,231 @@ Communicator::Communicator(const topo::Topology& t, long ranks) : t_(t) {
     ppn_ = static_cast<int>(ranks / nodes_);
   }
   ranks_ = ranks;
+  gpus_.resize(static_cast<std::size_t>(ranks));
+  for (long r = 0; r < ranks; ++r) gpus_[static_cast<std::size_t>(r)] = (r / ppn_) * gpn + r % ppn_;
+  finish();
+}
 
-  const auto& params = nccl_params();
+Communicator::Communicator(const topo::Topology& t, std::vector<long> gpus, NcclConfig env, const NcclParams* params)
+    : t_(t), env_(std::move(env)), params_(params != nullptr ? params : &nccl_params()) {
+  const long total = t.gpu_count();
+  const int gpn = t.gpus_per_node();
+  if (gpus.empty()) throw InputError({}, "gpus", "an empty GPU list", "one GPU index or more");
+  std::sort(gpus.begin(), gpus.end());
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    if (gpus[i] < 0 || gpus[i] >= total) {
+      throw InputError({}, "gpus", fmt::format("GPU {} is not in the cluster", gpus[i]),
+                       fmt::format("0 to {}", total - 1));
+    }
+    if (i > 0 && gpus[i] == gpus[i - 1]) {
+      throw InputError({}, "gpus", fmt::format("GPU {} is listed twice", gpus[i]), "each GPU once");
+    }
+  }
+  // Ranks per node: every node in the list must hold the same count.
+  std::map<long, int> per_node;
+  for (const long g : gpus) ++per_node[g / gpn];
+  const int ppn = per_node.begin()->second;
+  for (const auto& [node, n] : per_node) {
+    if (n != ppn) {
+      throw InputError(
+          {}, "gpus",
+          fmt::format("node {} holds {} of the GPUs and node {} holds {}", per_node.begin()->first, ppn, node, n),
+          "the same number of GPUs on every node of the group");
+    }
+  }
+  nodes_ = static_cast<long>(per_node.size());
+  ppn_ = ppn;
+  ranks_ = static_cast<long>(gpus.size());
+  gpus_ = std::move(gpus);
+  finish();
+}
+
+void Communicator::finish() {
+  const auto& t = t_;
+
+  const auto& nccl = *params_;
   const auto& gpu = t.gpu_spec();
   const int nvgen = gpu.nvlink && gpu.nvlink->generation > 0 ? gpu.nvlink->generation : 0;
-  const auto eff = params.nvlink_efficiency.find(nvgen);
-  capacity_.reserve(t.graph().link_count());
-  for (const auto& l : t.graph().links()) {
-    double c = l.capacity.value();
-    if (l.kind == topo::LinkKind::nvlink && eff != params.nvlink_efficiency.end())
-      c = l.line_rate.value() * eff->second;
-    capacity_.push_back(c);
+  if (const auto eff = nccl.nvlink_efficiency.find(nvgen); eff != nccl.nvlink_efficiency.end()) {
+    nvlink_efficiency_ = eff->second;
   }
+  // A calibration's network efficiency, where it was fitted on this network.
+  const bool calibrated_net = nccl.network_efficiency &&
+                              (nccl.network_efficiency_for.empty() || nccl.network_efficiency_for == t.network().name);
+  net_scale_ = calibrated_net ? *nccl.network_efficiency / t.network().efficiency : 1.0;
+  choose_transports();
   nvlink_intra_ = ppn_ > 1;
   for (int a = 0; a < ppn_ && nvlink_intra_; ++a) {
     for (int b = 0; b < ppn_ && nvlink_intra_; ++b) {
-      if (a != b) nvlink_intra_ = t.node().gpu_to_gpu(a, b, t.spec().p2p).transport == topo::Transport::nvlink;
+      if (a != b) {
+        nvlink_intra_ = transport(a, b) == NcclTransport::p2p &&
+                        t.node().gpu_to_gpu(local_gpu(a), local_gpu(b), true).transport == topo::Transport::nvlink;
+      }
     }
   }
-  nvls_ = t.node().nvswitch_sharp() && t.spec().p2p && ppn_ > 1;
+  // NVLink SHARP needs the GPUs' P2P (it maps their memory through the switch).
+  bool all_p2p = true;
+  for (const auto tr : intra_transport_) all_p2p = all_p2p && tr == NcclTransport::p2p;
+  nvls_ = t.node().nvswitch_sharp() && all_p2p && ppn_ > 1;
   sharp_ = t.network_switch().sharp && t.network().family == "infiniband";
   const std::string& g = gpu.name;
-  arch_ = g.rfind("v100", 0) == 0 || g.rfind("rtx-2080", 0) == 0                             ? 0
-          : g.rfind("a100", 0) == 0 || g.rfind("a10", 0) == 0 || g.rfind("rtx-3090", 0) == 0 ? 1
-                                                                                             : 2;
+  generation_ = g.rfind("v100", 0) == 0 || g.rfind("rtx-2080", 0) == 0 ? GpuGeneration::volta
+                : g.rfind("a100", 0) == 0 || g.rfind("a10", 0) == 0 || g.rfind("rtx-3090", 0) == 0
+                    ? GpuGeneration::ampere
+                : g.rfind("b", 0) == 0 || g.rfind("gb", 0) == 0 ? GpuGeneration::blackwell
+                                                                : GpuGeneration::hopper;
   amd_cpu_ = t.cpu_spec().name.find("epyc") != std::string::npos ||
              t.cpu_spec().name.find("threadripper") != std::string::npos;
   staging_efficiency_ = t.node().staging_efficiency();
   channels_hint_ = gpu.nvlink ? std::clamp(gpu.nvlink->links, 2, 32) : 2;
   search_intra_ring();
+}
+
+void Communicator::choose_transports() {
+  const auto& node = t_.node();
+  const auto& gpu = t_.gpu_spec();
+  // The driver's word on P2P (NVML's p2pStatus): off when the cluster says so, and always off
+  // on GPUs whose driver refuses it (GeForce), whatever the cluster file asks for.
+  const bool driver_allows = gpu.p2p_supported || t_.spec().p2p_patched_driver;
+  const bool driver_p2p = t_.spec().p2p && driver_allows;
+  if (t_.spec().p2p && !driver_allows) {
+    notes_.push_back(
+        fmt::format("P2P stays off: the {} driver does not allow peer-to-peer, so NCCL uses SHM (host "
+                    "memory) between these GPUs whatever p2p says",
+                    gpu.name));
+  }
+  // NCCL's default P2P level is PXB (a common PCIe switch), SYS on AMD CPUs with at most two
+  // GPUs (paths.cc, ncclTopoCheckP2p).
+  const PathLevel p2p_level = env_.p2p_level.value_or(amd_cpu() && node.gpus() <= 2 ? PathLevel::sys : PathLevel::pxb);
+  const auto n = static_cast<std::size_t>(ppn_);
+  intra_transport_.assign(n * n, NcclTransport::p2p);
+  for (int a = 0; a < ppn_; ++a) {
+    for (int b = 0; b < ppn_; ++b) {
+      if (a == b) continue;
+      const topo::Route direct = node.gpu_to_gpu(local_gpu(a), local_gpu(b), true);
+      const bool p2p = driver_p2p && level_of(direct.type) <= p2p_level;
+      intra_transport_[static_cast<std::size_t>(a) * n + static_cast<std::size_t>(b)] =
+          p2p ? NcclTransport::p2p : NcclTransport::shm;
+    }
+  }
+  if (env_.shm_disable) {
+    for (const auto tr : intra_transport_) {
+      if (tr == NcclTransport::shm) {
+        notes_.push_back(
+            "NCCL_SHM_DISABLE=1 with GPUs that cannot use P2P: NCCL would go through the network "
+            "between them; gpufabric still models SHM there");
+        break;
+      }
+    }
+  }
+  // Between nodes: sockets over TCP networks or with NCCL_IB_DISABLE=1; RDMA from GPU memory
+  // where GPUDirect is on and the GPU's NIC is no further than NCCL_NET_GDR_LEVEL (PXB).
+  const bool tcp = t_.network().transport == "tcp" || env_.ib_disable;
+  if (tcp) {
+    inter_transport_ = NcclTransport::net_socket;
+  } else {
+    const PathLevel gdr_level = env_.net_gdr_level.value_or(PathLevel::pxb);
+    bool gdr = t_.spec().gpudirect && node.nics() > 0;
+    for (int g = 0; g < ppn_ && gdr; ++g) {
+      const int nic = node.nic_of_gpu(local_gpu(g));
+      if (nic < 0) continue;
+      gdr = level_of(node.pcie_path(node.gpu(local_gpu(g)), node.nic(nic)).type) <= gdr_level;
+    }
+    inter_transport_ = gdr ? NcclTransport::net_gdr : NcclTransport::net_staged;
+  }
+}
+
+NcclTransport Communicator::transport(long a, long b) const {
+  if (node_of(a) != node_of(b)) return inter_transport_;
+  const auto n = static_cast<std::size_t>(ppn_);
+  return intra_transport_[static_cast<std::size_t>(a % ppn_) * n + static_cast<std::size_t>(b % ppn_)];
+}
+
+topo::Route Communicator::route(long a, long b, int nic_choice) const {
+  const long ga = gpu_of(a);
+  const long gb = gpu_of(b);
+  switch (transport(a, b)) {
+    case NcclTransport::shm: {
+      // The receiver's buffer in its own socket's memory (NCCL_SHM_LOCALITY's default): the
+      // sender stores into it across PCIe (and the socket link), the receiver loads from it.
+      const auto& node = t_.node();
+      const int socket = node.socket_of(node.gpu(static_cast<int>(gb % t_.gpus_per_node())));
+      topo::Route r = t_.route_gpu_to_memory(ga, socket);
+      const topo::Route in = t_.route_memory_to_gpu(socket, gb);
+      r.links.insert(r.links.end(), in.links.begin(), in.links.end());
+      r.transport = topo::Transport::pcie_dma;  // GPU threads' loads and stores, not the driver's staging
+      measure(r, t_.graph());
+      return r;
+    }
+    case NcclTransport::net_staged:
+    case NcclTransport::net_socket: return t_.route_gpus(ga, gb, nic_choice, true, false);
+    default: return t_.route_gpus(ga, gb, nic_choice, true);
+  }
+}
+
+double Communicator::connection_rate(long a, long b, bool simplex) const {
+  const auto& n = *params_;
+  switch (transport(a, b)) {
+    case NcclTransport::shm: return (simplex ? n.shm_simplex_channel_GBps : n.shm_channel_GBps) * 1e9;
+    case NcclTransport::net_socket: {
+      // NCCL's socket transport: the slowest socket's rate times the sockets of a connection
+      // (NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD; by default one, driven by the proxy).
+      const int sockets = std::max(1, env_.socket_nthreads) * std::max(1, env_.nsocks_perthread);
+      return n.socket_stream_GBps * 1e9 * sockets;
+    }
+    default: return std::numeric_limits<double>::infinity();
+  }
+}
+
+double Communicator::link_capacity(topo::LinkId id) const {
+  const auto& l = t_.graph().link(id);
+  if (l.kind == topo::LinkKind::nvlink && nvlink_efficiency_) return l.line_rate.value() * *nvlink_efficiency_;
+  if (l.kind == topo::LinkKind::network || l.kind == topo::LinkKind::bundle) return l.capacity.value() * net_scale_;
+  return l.capacity.value();
+}
+
+const std::vector<double>& Communicator::capacity() const {
+  // Built on first use: the closed form reads a few links through link_capacity(), and a large
+  // cluster has millions of links that only the flow engine needs all of.
+  std::call_once(capacity_once_, [this] {
+    capacity_.reserve(t_.graph().link_count());
+    for (topo::LinkId l = 0; l < static_cast<topo::LinkId>(t_.graph().link_count()); ++l)
+      capacity_.push_back(link_capacity(l));
+  });
+  return capacity_;
+}
+
+double Communicator::data_seconds_per_byte(int op, int algo, long root, bool flow, bool fabric,
+                                           const std::function<double()>& compute_per_byte) const {
+  const auto key = std::make_tuple(op, algo, root, flow, fabric);
+  {
+    const std::lock_guard<std::mutex> lock(cache_mutex_);
+    if (const auto it = data_cache_.find(key); it != data_cache_.end()) return it->second;
+  }
+  const double v = compute_per_byte();  // outside the lock: the flow engine may take a while
+  const std::lock_guard<std::mutex> lock(cache_mutex_);
+  return data_cache_.emplace(key, v).first->second;
+}
+
+std::vector<std::string> Communicator::transport_summary() const {
+  std::vector<std::string> out;
+  std::map<std::string, std::string> seen;  // transport -> first example pair
+  const std::string& tech = t_.network().transport;
+  const std::string net_name = t_.network().family == "efa" ? "Libfabric" : tech == "tcpx" ? "GPUDirectTCPX" : "IB";
+  for (int a = 0; a < ppn_; ++a) {
+    for (int b = 0; b < ppn_; ++b) {
+      if (a == b) continue;
+      const std::string name = nccl_name(transport(a, b), net_name);
+      const topo::Route direct = t_.node().gpu_to_gpu(local_gpu(a), local_gpu(b), true);
+      const std::string cls = direct.label();
+      const std::string key = name + " " + cls;
+      if (seen.count(key) != 0) continue;
+      seen[key] = name;
+      out.push_back(fmt::format("GPU{} -> GPU{} ({}): {}", local_gpu(a), local_gpu(b), cls, name));
+    }
+  }
+  if (nodes_ > 1) out.push_back(fmt::format("between nodes: {}", nccl_name(inter_transport_, net_name)));
+  return out;
 }
 
 void Communicator::search_intra_ring() {
@@ -75,10 +273,10 @@ void Communicator::search_intra_ring() {
   for (int a = 0; a < ppn_; ++a) {
     for (int b = 0; b < ppn_; ++b) {
       if (a == b) continue;
-      const auto r = node.gpu_to_gpu(a, b, true);
+      const auto r = node.gpu_to_gpu(local_gpu(a), local_gpu(b), true);
       if (r.transport != topo::Transport::nvlink) continue;  // NCCL's rings stay on NVLink
       double cap = std::numeric_limits<double>::infinity();
-      for (const auto l : r.links) cap = std::min(cap, capacity_[l]);
+      for (const auto l : r.links) cap = std::min(cap, link_capacity(l));
       residual[static_cast<std::size_t>(a)][static_cast<std::size_t>(b)] = cap;
     }
   }

@@ -1,41 +1,86 @@
 #pragma once
 // A set of ranks on a topology, as NCCL sees it: which GPUs, how many per node, the link
 // capacities NCCL's kernels reach, and which algorithms the hardware supports.
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "comm/nccl_config.hpp"
 #include "comm/nccl_params.hpp"
+#include "comm/transport.hpp"
 #include "topo/topology.hpp"
 
 namespace gf::comm {
 
+// NCCL's GPU generations (its compCapIndex): the index of its tables by GPU.
+enum class GpuGeneration { volta = 0, ampere = 1, hopper = 2, blackwell = 3 };
+
 class Communicator {
 public:
   // `ranks` spread evenly over the cluster's nodes (like mpirun -npernode); 0 = every GPU.
-  Communicator(const topo::Topology& t, long ranks);
+  // `env` is the NCCL environment the ranks run under (transport levels, channels). `params`
+  // are NCCL's constants and gpufabric's calibrated efficiencies (the built-in set unless given,
+  // e.g. a calibration overlay); they must outlive the communicator.
+  Communicator(const topo::Topology& t, long ranks, NcclConfig env = {}, const NcclParams* params = nullptr);
+  // Ranks on exactly these GPUs (global indices, node * gpus_per_node + local): a tensor-parallel
+  // group inside a node, a data-parallel group along one rail, a pipeline stage's nodes. Every
+  // node in the list must hold the same number of them (gpufabric's patterns, like NCCL's
+  // rings, run node by node); ranks are numbered node by node in the order of the GPUs.
+  Communicator(const topo::Topology& t, std::vector<long> gpus, NcclConfig env = {},
+               const NcclParams* params = nullptr);
 
   [[nodiscard]] const topo::Topology& topology() const { return t_; }
   [[nodiscard]] long ranks() const { return ranks_; }
   [[nodiscard]] long nodes() const { return nodes_; }
   [[nodiscard]] int ranks_per_node() const { return ppn_; }
-  [[nodiscard]] long gpu_of(long rank) const { return (rank / ppn_) * t_.gpus_per_node() + rank % ppn_; }
+  // The global GPU index of a rank, and its index inside its node.
+  [[nodiscard]] long gpu_of(long rank) const { return gpus_[static_cast<std::size_t>(rank)]; }
+  [[nodiscard]] int local_gpu(long rank) const { return static_cast<int>(gpu_of(rank) % t_.gpus_per_node()); }
+  // The communicator's node of a rank (0 .. nodes()-1), and the cluster node it is.
   [[nodiscard]] long node_of(long rank) const { return rank / ppn_; }
+  [[nodiscard]] long cluster_node(long node) const { return gpu_of(node * ppn_) / t_.gpus_per_node(); }
   // `nic_choice` selects among the GPUs' equally near NICs for traffic between nodes.
   // Traffic between leaves is spread over all equal-cost uplinks (NCCL opens several queue
   // pairs per connection, and fabrics route adaptively), so routes use the uplink bundles.
-  [[nodiscard]] topo::Route route(long a, long b, int nic_choice = 0) const {
-    return t_.route_gpus(gpu_of(a), gpu_of(b), nic_choice, true);
-  }
+  // The route follows the transport NCCL picks for the pair: SHM goes through the receiver's
+  // host memory, and a network transport without GPUDirect through host memory at both ends.
+  [[nodiscard]] topo::Route route(long a, long b, int nic_choice = 0) const;
+  // The transport NCCL connects rank a to rank b with.
+  [[nodiscard]] NcclTransport transport(long a, long b) const;
+  // What one connection (one channel to one peer) can move, bytes/s, where the transport has
+  // such a limit (SHM's GPU loads and stores through host memory, a TCP stream driven by NCCL's
+  // proxy thread); infinity otherwise.
+  // `simplex`: each GPU only sends or only receives over SHM in this operation (a chain of two
+  // ranks); otherwise its threads store and load across PCIe at once, which is slower.
+  [[nodiscard]] double connection_rate(long a, long b, bool simplex = false) const;
+  [[nodiscard]] const NcclConfig& env() const { return env_; }
+  [[nodiscard]] const NcclParams& params() const { return *params_; }
+  // The transports in use, one line per class of edge, as NCCL_DEBUG=INFO names them.
+  [[nodiscard]] std::vector<std::string> transport_summary() const;
+  // Where the environment or the hardware overrode what was asked for (P2P refused by the
+  // driver, ...): lines for the output's warnings.
+  [[nodiscard]] const std::vector<std::string>& notes() const { return notes_; }
+
+  // The time per byte of a pattern's traffic at the Simple protocol's steady rate, computed
+  // once per (op, algorithm, root, engine, view) and reused: max-min completion times scale
+  // with bytes for a fixed set of flows, so the data term is linear in the size. Thread-safe.
+  [[nodiscard]] double data_seconds_per_byte(int op, int algo, long root, bool flow, bool fabric,
+                                             const std::function<double()>& compute_per_byte) const;
   // Link capacities in bytes/s as NCCL's kernels reach them (NVLink at NCCL's SM-copy
   // efficiency; everything else as the topology has it).
-  [[nodiscard]] const std::vector<double>& capacity() const { return capacity_; }
+  [[nodiscard]] const std::vector<double>& capacity() const;
+  [[nodiscard]] double link_capacity(topo::LinkId l) const;
 
   [[nodiscard]] HopKind intra_hop() const { return nvlink_intra_ ? HopKind::nvlink : HopKind::pcie; }
   [[nodiscard]] bool nvlink_intra() const { return nvlink_intra_; }
   [[nodiscard]] bool nvls_capable() const { return nvls_; }
   [[nodiscard]] bool sharp_capable() const { return sharp_; }
   [[nodiscard]] int nics_per_node() const { return t_.node().nics(); }
-  [[nodiscard]] int gpu_arch() const { return arch_; }  // 0 Volta, 1 Ampere, 2 Hopper or newer
+  [[nodiscard]] GpuGeneration gpu_generation() const { return generation_; }
   [[nodiscard]] bool amd_cpu() const { return amd_cpu_; }
   [[nodiscard]] double staging_efficiency() const { return staging_efficiency_; }
   // The order of a node's local ranks around NCCL's rings. On an NVSwitch or PCIe node it is
@@ -54,21 +99,34 @@ public:
 
 private:
   const topo::Topology& t_;
+  NcclConfig env_;
+  const NcclParams* params_;
+  std::vector<long> gpus_;                      // global GPU index by rank
+  std::vector<NcclTransport> intra_transport_;  // ppn x ppn, by local rank
+  NcclTransport inter_transport_ = NcclTransport::net_gdr;
+  std::vector<std::string> notes_;
+  mutable std::mutex cache_mutex_;
+  mutable std::map<std::tuple<int, int, long, bool, bool>, double> data_cache_;
   long ranks_ = 0;
   long nodes_ = 0;
   int ppn_ = 0;
-  std::vector<double> capacity_;
+  mutable std::vector<double> capacity_;
+  mutable std::once_flag capacity_once_;
+  std::optional<double> nvlink_efficiency_;  // NCCL's SM-copy fraction of NVLink line rate
+  double net_scale_ = 1.0;                   // a calibration's network efficiency / the catalog's
   bool nvlink_intra_ = false;
   bool nvls_ = false;
   bool sharp_ = false;
-  int arch_ = 2;
+  GpuGeneration generation_ = GpuGeneration::hopper;
   bool amd_cpu_ = false;
   double staging_efficiency_ = 1.0;
   std::vector<std::vector<int>> intra_rings_;
   bool bidirectional_rings_ = false;
   int channels_hint_ = 2;
 
+  void finish();  // what both constructors share once the ranks are placed
   void search_intra_ring();
+  void choose_transports();
 };
 
 }  // namespace gf::comm

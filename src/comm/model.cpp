@@ -10,6 +10,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "comm/nccl_tuner.hpp"
 #include "comm/p2p_channels.hpp"
 #include "comm/pattern.hpp"
 #include "comm/pipeline_fill.hpp"
@@ -26,7 +27,7 @@ bool is_p2p(Op op) { return op == Op::alltoall || op == Op::sendrecv; }
 
 // NCCL's measured bus-bandwidth factor of a protocol (relative to Simple).
 double protocol_factor(const Communicator& c, Op op, Algo algo, Proto p) {
-  const auto& n = nccl_params();
+  const auto& n = c.params();
   const int pi = static_cast<int>(p);
   if (algo == Algo::tree) {
     double f = n.factor[c.nodes() == 1 ? 3 : 2][pi];
@@ -35,7 +36,7 @@ double protocol_factor(const Communicator& c, Op op, Algo algo, Proto p) {
   if (algo == Algo::ring || algo == Algo::pat) {
     const bool ar_like = c.nodes() > 1 || op == Op::all_reduce || op == Op::reduce;
     double f = n.factor[ar_like ? 0 : 1][pi];
-    if (p == Proto::ll128 && c.ranks_per_node() < 2) f = 0.7 * f / 0.92;  // one GPU per node
+    if (p == Proto::ll128 && c.ranks_per_node() < 2) f = c.params().ll128_one_gpu_per_node;  // one GPU per node
     return f;
   }
   return n.factor[0][pi];
@@ -43,10 +44,10 @@ double protocol_factor(const Communicator& c, Op op, Algo algo, Proto p) {
 
 // NCCL's cap on LL bus bandwidth, bytes/s.
 double ll_cap(const Communicator& c) {
-  const auto& n = nccl_params();
+  const auto& n = c.params();
   double gbps = 0;
   if (c.nodes() == 1)
-    gbps = n.ll_cap_single[c.gpu_arch()];
+    gbps = n.ll_cap_single[std::min(2, static_cast<int>(c.gpu_generation()))];
   else
     gbps = n.ll_cap_multi[c.nodes() == 2 ? 0 : 1][c.amd_cpu() ? 1 : 0];
   return gbps * 1e9;
@@ -55,20 +56,26 @@ double ll_cap(const Communicator& c) {
 // Closed form: by symmetry every node carries what node 0 carries, so the loads of node 0's
 // links (from the flows with an end on node 0) give the bottleneck. A leaf's (pod's) uplink
 // bundle carries what all its nodes send out of it: node 0's share times the nodes there.
-double closed_form_phase(const Communicator& c, Op op, Algo algo, double size, double inflate, int phase, long root) {
+// Without `fabric`, only the node's own links count: the view NCCL's tuner has (it knows the
+// node's NICs, not the switches' uplinks or their oversubscription).
+double closed_form_phase(const Communicator& c, Op op, Algo algo, double size, double inflate, int phase, long root,
+                         bool fabric) {
   const auto& t = c.topology();
   const auto& g = t.graph();
-  const auto& cap = c.capacity();
+  // Only the links of one node's flows are touched: a map, not a vector over every link of a
+  // cluster that may have millions.
   std::vector<topo::LinkId> touched;
-  std::vector<double> load(cap.size(), 0.0);
+  std::unordered_map<topo::LinkId, double> load;
   double leaving_leaf = 0;
   double leaving_pod = 0;
   topo::LinkId leaf_bundle = 0;
   topo::LinkId pod_bundle = 0;
   const long node = representative_node(c, algo);
-  emit_pattern(c, op, algo, size, inflate, PatternScope{node, phase, root},
+  const long cluster_node = c.cluster_node(node);
+  double connection = 0;
+  emit_pattern(c, op, algo, size, inflate, PatternScope{node, phase, root, &connection},
                [&](std::span<const topo::LinkId> path, double bytes) {
-                 const bool from_node0 = !path.empty() && g.device(g.link(path.front()).src).node == node;
+                 const bool from_node0 = !path.empty() && g.device(g.link(path.front()).src).node == cluster_node;
                  for (const auto l : path) {
                    const auto& link = g.link(l);
                    if (link.kind == topo::LinkKind::bundle) {
@@ -85,20 +92,21 @@ double closed_form_phase(const Communicator& c, Op op, Algo algo, double size, d
                      }
                      continue;
                    }
-                   if (load[l] == 0) touched.push_back(l);
-                   load[l] += bytes;
+                   auto [it, fresh] = load.try_emplace(l, 0.0);
+                   if (fresh) touched.push_back(l);
+                   it->second += bytes;
                  }
                });
   double worst = 0;
-  const topo::DeviceId first = static_cast<topo::DeviceId>(node) * t.node().devices_per_node();
+  const topo::DeviceId first = static_cast<topo::DeviceId>(cluster_node) * t.node().devices_per_node();
   const topo::DeviceId last = first + t.node().devices_per_node();
   auto own = [&](topo::DeviceId d) { return d >= first && d < last; };
   for (const auto l : touched) {
     const auto& link = g.link(l);
     // Links of the node itself, or network links touching its NICs.
-    if (own(link.src) || own(link.dst)) worst = std::max(worst, load[l] / cap[l]);
+    if (own(link.src) || own(link.dst)) worst = std::max(worst, load.at(l) / c.link_capacity(l));
   }
-  if (const auto* f = t.fabric(); f != nullptr && f->shape().tiers >= 2 && c.nodes() > 1) {
+  if (const auto* f = t.fabric(); fabric && f != nullptr && f->shape().tiers >= 2 && c.nodes() > 1) {
     const auto& s = f->shape();
     const double nics = static_cast<double>(t.node().nics());
     // Nodes whose NICs share node 0's leaf (all of a group's nodes, for rail leaves).
@@ -107,22 +115,24 @@ double closed_form_phase(const Communicator& c, Op op, Algo algo, double size, d
                       s.kind == topo::FabricKind::rail ? static_cast<double>(s.down_ports) : s.down_ports / nics));
     // In a rail fabric each leaf holds one NIC per node: node 0 sends 1/nics of its traffic there.
     const double leaf_share = s.kind == topo::FabricKind::rail ? 1.0 / nics : 1.0;
-    if (leaving_leaf > 0) worst = std::max(worst, leaving_leaf * leaf_share * nodes_per_leaf / cap[leaf_bundle]);
+    if (leaving_leaf > 0)
+      worst = std::max(worst, leaving_leaf * leaf_share * nodes_per_leaf / c.link_capacity(leaf_bundle));
     if (s.tiers == 3 && leaving_pod > 0) {
       const double leaves_per_pod = static_cast<double>(s.radix / 2);
       const double nodes_per_pod = std::min(static_cast<double>(c.nodes()), s.kind == topo::FabricKind::rail
                                                                                 ? nodes_per_leaf * leaves_per_pod / nics
                                                                                 : nodes_per_leaf * leaves_per_pod);
-      worst = std::max(worst, leaving_pod * nodes_per_pod / cap[pod_bundle]);
+      worst = std::max(worst, leaving_pod * nodes_per_pod / c.link_capacity(pod_bundle));
     }
   }
-  return worst;
+  return std::max(worst, connection);
 }
 
 // Phases run one after another, so their times add up.
-double closed_form(const Communicator& c, Op op, Algo algo, double size, double inflate, long root) {
+double closed_form(const Communicator& c, Op op, Algo algo, double size, double inflate, long root,
+                   bool fabric = true) {
   double t = 0;
-  for (int ph = 0; ph < phases(op, algo); ++ph) t += closed_form_phase(c, op, algo, size, inflate, ph, root);
+  for (int ph = 0; ph < phases(op, algo); ++ph) t += closed_form_phase(c, op, algo, size, inflate, ph, root, fabric);
   return t;
 }
 
@@ -151,22 +161,26 @@ double flow_engine(const Communicator& c, Op op, Algo algo, double size, double 
     }
   };
   sim::TaskGraph graph;
+  // Per-connection limits (SHM, TCP streams), per phase; phases run one after another.
+  double connection = 0;
   if (op == Op::alltoall) {
     // Every all-to-all flow has its own pair of end points: nothing to merge, so skip the map.
     emit_pattern(
-        c, op, algo, size, inflate, PatternScope{-1, 0, root},
+        c, op, algo, size, inflate, PatternScope{-1, 0, root, &connection},
         [&](std::span<const topo::LinkId> path, double bytes) { graph.add_flow(path, Bytes(bytes), Seconds(0)); });
-    return graph.size() == 0 ? 0 : run_engine(graph, c);
+    return std::max(connection, graph.size() == 0 ? 0 : run_engine(graph, c));
   }
   // Each phase's flows start together; a zero-length barrier task joins them before the next
   // phase starts.
   std::optional<sim::TaskId> barrier;
   for (int ph = 0; ph < phases(op, algo); ++ph) {
     std::unordered_map<Key, double, KeyHash> merged;
-    emit_pattern(c, op, algo, size, inflate, PatternScope{-1, ph, root},
+    double phase_connection = 0;
+    emit_pattern(c, op, algo, size, inflate, PatternScope{-1, ph, root, &phase_connection},
                  [&](std::span<const topo::LinkId> path, double bytes) {
                    merged[Key{std::vector<topo::LinkId>(path.begin(), path.end()), bytes}] += 1.0;
                  });
+    connection += phase_connection;
     // Deterministic order: the map's iteration order depends on the hash, so sort first.
     std::vector<std::pair<const Key*, double>> flows;
     flows.reserve(merged.size());
@@ -188,18 +202,19 @@ double flow_engine(const Communicator& c, Op op, Algo algo, double size, double 
       barrier = next;
     }
   }
-  if (graph.size() == 0) return 0;
-  return run_engine(graph, c);
+  if (graph.size() == 0) return connection;
+  return std::max(connection, run_engine(graph, c));
 }
 
-bool available(const Communicator& c, Op op, Algo a) {
+bool available(const Communicator& c, Op op, Algo a, bool nvls_type = true) {
   const bool multi = c.nodes() > 1;
   switch (a) {
     case Algo::ring: return !is_p2p(op);
     case Algo::tree: return op == Op::all_reduce;
-    case Algo::nvls: return op == Op::all_reduce && c.nvls_capable() && !multi;
-    case Algo::nvls_tree: return op == Op::all_reduce && c.nvls_capable() && multi;
-    case Algo::collnet_direct: return op == Op::all_reduce && multi && c.sharp_capable() && c.nvls_capable();
+    case Algo::nvls: return op == Op::all_reduce && c.nvls_capable() && nvls_type && !multi;
+    case Algo::nvls_tree: return op == Op::all_reduce && c.nvls_capable() && nvls_type && multi;
+    case Algo::collnet_direct:
+      return op == Op::all_reduce && multi && c.sharp_capable() && c.nvls_capable() && nvls_type;
     case Algo::collnet_chain: return op == Op::all_reduce && multi && c.sharp_capable();
     case Algo::pat: return (op == Op::all_gather || op == Op::reduce_scatter) && multi && c.ranks_per_node() == 1;
     case Algo::hierarchical: return op == Op::all_reduce && multi && c.ranks_per_node() > 1;
@@ -219,7 +234,7 @@ bool proto_available(const Communicator& c, Algo a, Proto p) {
   if (p == Proto::ll128) {
     // NCCL enables LL128 by default only over NVLink, and across nodes only with the NIC
     // close to the GPU (GPUDirect RDMA).
-    return c.nvlink_intra() && (c.nodes() == 1 || c.topology().gpudirect_active()) && c.gpu_arch() >= 0;
+    return c.nvlink_intra() && (c.nodes() == 1 || c.topology().gpudirect_active());
   }
   return true;
 }
@@ -235,10 +250,21 @@ const char* to_string(Engine e) {
   return "?";
 }
 
-std::vector<std::pair<Algo, Proto>> candidates(const Communicator& c, Op op) {
+bool nvls_supports(const std::string& dtype, const std::string& redop) {
+  // src/include/device.h, ncclNvlsSupported (NCCL 2.30): integers, half and bfloat16 with sum,
+  // min or max; float and double with sum only; no 8-bit types; prod and avg never.
+  const bool minmax = redop == "min" || redop == "max";
+  if (dtype == "int32" || dtype == "uint32" || dtype == "int64" || dtype == "uint64" || dtype == "half" ||
+      dtype == "bfloat16")
+    return redop == "sum" || minmax;
+  if (dtype == "float" || dtype == "double") return redop == "sum";
+  return false;
+}
+
+std::vector<std::pair<Algo, Proto>> candidates(const Communicator& c, Op op, bool nvls_type) {
   std::vector<std::pair<Algo, Proto>> out;
   for (int a = 0; a <= static_cast<int>(Algo::p2p); ++a) {
-    if (!available(c, op, static_cast<Algo>(a))) continue;
+    if (!available(c, op, static_cast<Algo>(a), nvls_type)) continue;
     // Like NCCL (NCCL_COLLNET_ENABLE=0 by default), CollNet runs only when asked for.
     if (static_cast<Algo>(a) == Algo::collnet_direct || static_cast<Algo>(a) == Algo::collnet_chain) continue;
     if (static_cast<Algo>(a) == Algo::hierarchical) continue;  // not an NCCL algorithm: only when forced
@@ -252,7 +278,7 @@ std::vector<std::pair<Algo, Proto>> candidates(const Communicator& c, Op op) {
 }
 
 Seconds latency(const Communicator& c, Op op, Algo a, Proto p, LatencyUse use, bool cuda_graph, int gpus_per_process) {
-  const auto& n = nccl_params();
+  const auto& n = c.params();
   const long ranks = c.ranks();
   const long nodes = c.nodes();
   const long ppn = c.ranks_per_node();
@@ -271,8 +297,11 @@ Seconds latency(const Communicator& c, Op op, Algo a, Proto p, LatencyUse use, b
   // difference of their one-way latency to every step across the network.
   const double inter = hop(HopKind::net) + std::max(0.0, c.topology().network().endpoint_latency.value() * 1e6 -
                                                              n.net_reference_latency_us);
-  if (nodes > 1)
-    intra = std::max(intra, p == Proto::simple ? 3.0 * (c.amd_cpu() ? 2.0 : 1.0) : (c.amd_cpu() ? 2.0 : 1.0));
+  if (nodes > 1) {
+    // NCCL's network post overhead per ring step (1 us on Intel, 2 on AMD; three posts with Simple).
+    const double post = c.amd_cpu() ? n.tuner.net_overhead_amd_us : n.tuner.net_overhead_intel_us;
+    intra = std::max(intra, p == Proto::simple ? 3.0 * post : post);
+  }
   double us = base;
   switch (a) {
     case Algo::ring:
@@ -294,7 +323,9 @@ Seconds latency(const Communicator& c, Op op, Algo a, Proto p, LatencyUse use, b
     }
     case Algo::tree: us += 2.0 * (static_cast<double>(ppn - 1) * intra + log2_ceil(nodes) * inter); break;
     case Algo::collnet_direct:
-      us += 2.0 * (std::min(1.0, static_cast<double>(ppn - 1)) * intra + static_cast<double>(ppn - 1) * 0.4) + inter;
+      us += 2.0 * (std::min(1.0, static_cast<double>(ppn - 1)) * intra +
+                   static_cast<double>(ppn - 1) * n.collnet_arity_us) +
+            inter;
       break;
     case Algo::collnet_chain: us += 2.0 * static_cast<double>(ppn - 1) * intra + inter; break;
     case Algo::nvls:
@@ -323,18 +354,28 @@ namespace {
 // scaled for each protocol.
 class DataTimes {
 public:
-  DataTimes(const Communicator& c, Op op, double size, bool flow, long root = 0)
-      : c_(c), op_(op), size_(size), flow_(flow), root_(root) {}
+  // `fabric` false: the closed form on the node's own links only (NCCL's view, for its tuner).
+  DataTimes(const Communicator& c, Op op, double size, bool flow, long root = 0, bool fabric = true)
+      : c_(c), op_(op), size_(size), flow_(flow), root_(root), fabric_(fabric) {}
+
+  // The algorithm's traffic at the Simple protocol's steady rate.
+  double simple(Algo algo) {
+    if (size_ <= 0 || c_.ranks() < 2) return 0;
+    // Linear in the size for a fixed pattern: cached per byte on the communicator.
+    const long root = op_ == Op::broadcast || op_ == Op::reduce ? root_ : 0;
+    const double per_byte =
+        c_.data_seconds_per_byte(static_cast<int>(op_), static_cast<int>(algo), root, flow_, fabric_, [&] {
+          constexpr double kReference = 1073741824.0;  // any size gives the same per-byte time
+          const double t = flow_ ? flow_engine(c_, op_, algo, kReference, 1.0, root)
+                                 : closed_form(c_, op_, algo, kReference, 1.0, root, fabric_);
+          return t / kReference;
+        });
+    return per_byte * size_;
+  }
 
   double get(Algo algo, Proto proto) {
     if (size_ <= 0 || c_.ranks() < 2) return 0;
-    auto it = base_.find(algo);
-    if (it == base_.end()) {
-      const double t =
-          flow_ ? flow_engine(c_, op_, algo, size_, 1.0, root_) : closed_form(c_, op_, algo, size_, 1.0, root_);
-      it = base_.emplace(algo, t).first;
-    }
-    double t = it->second / protocol_factor(c_, op_, algo, proto);
+    double t = simple(algo) / protocol_factor(c_, op_, algo, proto);
     if (proto == Proto::ll) t = std::max(t, size_ * busbw_factor(op_, c_.ranks()) / ll_cap(c_));  // NCCL's LL cap
     return t;
   }
@@ -345,11 +386,127 @@ private:
   double size_;
   bool flow_;
   long root_;
-  std::map<Algo, double> base_;
+  bool fabric_;
 };
 
 bool uses_flow_engine(const Communicator& c, Engine e) {
   return e == Engine::flow || (e == Engine::automatic && c.ranks() <= kFlowEngineMaxRanks);
+}
+
+}  // namespace
+
+namespace {
+
+// NCCL's treeCorrectionFactor for `size` bytes (1 outside 64 B to 256 MiB).
+double tree_correction(const Communicator& c, Proto p, double size) {
+  long lg = 0;
+  for (double v = std::floor(size / 64); v >= 2; v /= 2) ++lg;
+  if (size < 64 || lg >= 23) return 1.0;
+  return c.params().tuner.tree_correction[static_cast<int>(p)][lg];
+}
+
+double peer_bytes(const Communicator& c, Op op, double size) {
+  return op == Op::alltoall ? size / static_cast<double>(c.ranks()) : size;
+}
+
+// The time gpufabric's model gives one (algorithm, protocol): NCCL's latency, the data moving
+// through the topology, and the chunk pipeline filling.
+struct Timing {
+  Seconds latency;
+  Seconds data;
+  Seconds fill;
+  [[nodiscard]] double total() const { return (latency + data + fill).value(); }
+};
+
+Timing time_of(const Communicator& c, const CollectiveRequest& req, Algo a, Proto p, bool flow,
+               DataTimes* shared = nullptr) {
+  Timing t;
+  t.latency = latency(c, req.op, a, p, LatencyUse::timing, req.cuda_graph, req.gpus_per_process);
+  DataTimes own(c, req.op, req.size, flow, req.root);
+  DataTimes& d = shared != nullptr ? *shared : own;
+  t.data = Seconds(d.get(a, p));
+  // NCCL's trees reach less than their steady rate at medium sizes ("Trees are not perfectly
+  // sticking to the model for medium sizes", tuning.cc): NCCL's own measured factors by size,
+  // which its tuner applies to the tree's bandwidth, apply to the time here too. The pipeline
+  // fill below is the start-up of the chunk stream; this is the shortfall of its steady part.
+  if (a == Algo::tree && req.op == Op::all_reduce) t.data = Seconds(t.data.value() / tree_correction(c, p, req.size));
+  // Point-to-point transfers inside a node may run on fewer channels than the links could
+  // feed (NCCL's channel count per peer grows with the size): each channel moves at most its
+  // copy rate.
+  if (a == Algo::p2p && p == Proto::simple) {
+    t.data = Seconds(std::max(t.data.value(), p2p_channel_time(c, req.op, req.size).value()));
+  }
+  t.fill = pipeline_fill(c, a, p, req.size, t.data);
+  return t;
+}
+
+// NCCL's choice: the candidate its own model (nccl_tuner) predicts fastest. Point-to-point
+// operations have no tuner: the protocol follows NCCL_P2P_LL_THRESHOLD.
+std::pair<Algo, Proto> choose(const Communicator& c, const CollectiveRequest& req,
+                              const std::vector<std::pair<Algo, Proto>>& options) {
+  if (options.size() == 1) return options.front();
+  if (options.front().first == Algo::p2p) {
+    const double bytes = peer_bytes(c, req.op, req.size);
+    const int n = p2p_channels(c, bytes);
+    const Proto p = nccl_p2p_protocol(c, bytes, n > 0 ? n : 2);
+    for (const auto& o : options)
+      if (o.second == p) return o;
+    return options.front();
+  }
+  DataTimes graph(c, req.op, req.size, false, req.root, false);
+  // A GPU's NVLink rate as NCCL's kernels reach it: NCCL's NVLS bandwidth starts from it.
+  double nvlink_GBps = 0;
+  if (c.nvls_capable()) {
+    const topo::Route r = c.route(0, 1);
+    if (!r.links.empty()) nvlink_GBps = c.link_capacity(r.links.front()) / 1e9;
+  }
+  std::pair<Algo, Proto> best = options.front();
+  double best_time = std::numeric_limits<double>::infinity();
+  // Inside one node NCCL's tree is a chain through the ranks, searched over the same links at
+  // the same speeds as its rings: its graph bandwidth is the ring's (gpufabric's chain pattern
+  // would differ from NCCL's view where per-connection limits apply). Across nodes the tree's
+  // own pattern stands for its graph (it crosses the network with half a ring's traffic).
+  auto graph_time = [&](Algo a) {
+    if (a != Algo::tree || req.op != Op::all_reduce || c.nodes() > 1) return graph.simple(a);
+    const double ring = graph.simple(Algo::ring);
+    if (!(ring > 0)) return graph.simple(a);
+    const double ring_busbw = req.size / ring / nccl_algbw_ratio(req.op, Algo::ring, c.ranks());
+    return req.size / (ring_busbw * nccl_algbw_ratio(req.op, Algo::tree, c.ranks()));
+  };
+  for (const auto& [a, p] : options) {
+    const double t = nccl_model_time(c, req.op, a, p, req.size, Seconds(graph_time(a)), nvlink_GBps).value();
+    if (t >= 0 && t < best_time) {
+      best_time = t;
+      best = {a, p};
+    }
+  }
+  return best;
+}
+
+// How much faster a candidate must be in gpufabric's model before the output calls NCCL's
+// choice suboptimal: well above the model's own error at mid sizes.
+constexpr double kBetterBy = 0.15;
+
+// The candidate that gpufabric's model finds clearly faster than NCCL's choice; nothing when
+// the choice is good. Both are timed with the closed form, so the comparison is like for like.
+std::optional<BetterChoice> better_choice(const Communicator& c, const CollectiveRequest& req,
+                                          const std::vector<std::pair<Algo, Proto>>& options, Algo chosen_algo,
+                                          Proto chosen_proto) {
+  DataTimes closed(c, req.op, req.size, false, req.root);
+  const double chosen = time_of(c, req, chosen_algo, chosen_proto, false, &closed).total();
+  std::optional<BetterChoice> best;
+  double best_time = chosen;
+  for (const auto& [a, p] : options) {
+    if (a == chosen_algo && p == chosen_proto) continue;
+    const double t = time_of(c, req, a, p, false, &closed).total();
+    if (t < best_time) {
+      best_time = t;
+      best = BetterChoice{a, p, Seconds(t), 0};
+    }
+  }
+  if (!best || best_time > chosen * (1 - kBetterBy)) return std::nullopt;
+  best->saving = 1 - best_time / chosen;
+  return best;
 }
 
 }  // namespace
@@ -383,7 +540,13 @@ CollectiveResult predict(const Communicator& c, const CollectiveRequest& req) {
                                    to_string(a), c.topology().network().name, c.topology().network_switch().name),
                        "Ring, Tree, or a SHARP network (e.g. --network ib-ndr with quantum-2 switches)");
     }
-    if (!available(c, req.op, a)) {
+    const bool nvls_type = nvls_supports(req.dtype, req.redop);
+    if ((a == Algo::nvls || a == Algo::nvls_tree || a == Algo::collnet_direct) && !nvls_type &&
+        available(c, req.op, a, true)) {
+      r.warnings.push_back(fmt::format("NVLink SHARP cannot reduce {} with {}; NCCL_ALGO={} falls back to Ring",
+                                       req.dtype, req.redop, to_string(a)));
+      algo = Algo::ring;
+    } else if (!available(c, req.op, a)) {
       Algo fallback = Algo::ring;
       if (a == Algo::nvls_tree && c.nodes() == 1 && available(c, req.op, Algo::nvls)) fallback = Algo::nvls;
       if (a == Algo::nvls && c.nodes() > 1 && available(c, req.op, Algo::nvls_tree)) fallback = Algo::nvls_tree;
@@ -409,12 +572,12 @@ CollectiveResult predict(const Communicator& c, const CollectiveRequest& req) {
     // Otherwise (LL128 off NVLink) a forced protocol is honoured, as NCCL_PROTO=LL128 is.
   }
 
-  // Candidates, ranked by predicted time with the closed form (as NCCL ranks by its model).
+  // The candidates NCCL's tuner chooses among (all of them, or what NCCL_ALGO / NCCL_PROTO leave).
   std::vector<std::pair<Algo, Proto>> options;
   if (algo && proto) {
     options.push_back({*algo, *proto});
   } else {
-    for (const auto& [a, p] : candidates(c, req.op)) {
+    for (const auto& [a, p] : candidates(c, req.op, nvls_supports(req.dtype, req.redop))) {
       if (algo && a != *algo) continue;
       if (proto && p != *proto) continue;
       options.push_back({a, p});
@@ -426,39 +589,30 @@ CollectiveResult predict(const Communicator& c, const CollectiveRequest& req) {
     }
     if (options.empty()) options.push_back({algo.value_or(Algo::ring), proto.value_or(Proto::simple)});
   }
+  const auto choice = choose(c, req, options);
+  r.algo = choice.first;
+  r.proto = choice.second;
   const bool flow = uses_flow_engine(c, req.engine);
-  // Rank the candidates with the closed form (as NCCL ranks by its model), then time the chosen
-  // one with the requested engine. With one candidate, only that engine runs.
-  const bool rank_flow = options.size() == 1 ? flow : false;
-  DataTimes ranking(c, req.op, req.size, rank_flow, req.root);
-  double best = std::numeric_limits<double>::infinity();
-  for (const auto& [a, p] : options) {
-    const double t = latency(c, req.op, a, p, LatencyUse::selection, req.cuda_graph, req.gpus_per_process).value() +
-                     ranking.get(a, p);
-    if (t < best) {
-      best = t;
-      r.algo = a;
-      r.proto = p;
-    }
-  }
   r.engine = flow ? Engine::flow : Engine::analytic;
-  r.latency = latency(c, req.op, r.algo, r.proto, LatencyUse::timing, req.cuda_graph, req.gpus_per_process);
-  r.data_time = Seconds(rank_flow == flow ? ranking.get(r.algo, r.proto)
-                                          : DataTimes(c, req.op, req.size, flow, req.root).get(r.algo, r.proto));
-  // Point-to-point transfers inside a node may run on fewer channels than the links could
-  // feed (NCCL's channel count per peer grows with the size): each channel moves at most its
-  // copy rate.
-  if (r.algo == Algo::p2p && r.proto == Proto::simple) {
-    r.data_time = Seconds(std::max(r.data_time.value(), p2p_channel_time(c, req.op, req.size).value()));
-  }
-  // NCCL's tuner ranks without the fill (its model is latency + bytes / bandwidth); the time
-  // reported includes it.
-  r.fill = pipeline_fill(c, r.algo, r.proto, req.size, r.data_time);
+  const Timing timed = time_of(c, req, r.algo, r.proto, flow);
+  r.latency = timed.latency;
+  r.data_time = timed.data;
+  r.fill = timed.fill;
   r.time = r.latency + r.data_time + r.fill;
   r.channels = channels(c, r.algo);
   if (r.algo == Algo::p2p) {
-    const double peer_bytes = req.op == Op::alltoall ? req.size / static_cast<double>(c.ranks()) : req.size;
-    if (const int n = p2p_channels(c, peer_bytes); n > 0) r.channels = n;
+    if (const int n = p2p_channels(c, peer_bytes(c, req.op, req.size)); n > 0) r.channels = n;
+  }
+  // Where NCCL's own model chose, say whether another candidate is clearly faster in ours.
+  if (options.size() > 1) {
+    r.better = better_choice(c, req, options, r.algo, r.proto);
+    if (r.better) {
+      r.warnings.push_back(
+          fmt::format("NCCL's tuner picks {}/{} where {}/{} is faster in gpufabric's model "
+                      "(NCCL_ALGO={} NCCL_PROTO={} forces it)",
+                      to_string(r.algo), to_string(r.proto), to_string(r.better->algo), to_string(r.better->proto),
+                      to_string(r.better->algo), to_string(r.better->proto)));
+    }
   }
   r.algbw_GBps = r.time.value() > 0 ? req.size / r.time.value() / 1e9 : 0;
   r.busbw_GBps = r.algbw_GBps * busbw_factor(req.op, c.ranks());

@@ -24,9 +24,22 @@ struct CollectiveRequest {
   std::optional<Algo> algo;
   std::optional<Proto> proto;
   Engine engine = Engine::automatic;
-  bool cuda_graph = false;   // launched from a CUDA graph (nccl-tests -G): no per-call launch cost
-  long root = 0;             // broadcast and reduce
-  int gpus_per_process = 1;  // GPUs one thread drives (nccl-tests -g): their launches serialise
+  bool cuda_graph = false;      // launched from a CUDA graph (nccl-tests -G): no per-call launch cost
+  long root = 0;                // broadcast and reduce
+  int gpus_per_process = 1;     // GPUs one thread drives (nccl-tests -g): their launches serialise
+  std::string dtype = "float";  // nccl-tests -d spelling
+  std::string redop = "sum";    // nccl-tests -o spelling
+};
+
+// Whether NVLink SHARP reduces this type with this operation (NCCL's ncclNvlsSupported).
+bool nvls_supports(const std::string& dtype, const std::string& redop);
+
+// A candidate gpufabric's model finds clearly faster than NCCL's choice.
+struct BetterChoice {
+  Algo algo = Algo::ring;
+  Proto proto = Proto::simple;
+  Seconds time;       // in gpufabric's model (closed form)
+  double saving = 0;  // fraction of the chosen one's time it saves
 };
 
 struct CollectiveResult {
@@ -41,10 +54,11 @@ struct CollectiveResult {
   double algbw_GBps = 0;
   double busbw_GBps = 0;
   std::vector<std::string> warnings;
+  std::optional<BetterChoice> better;  // set where NCCL's tuner chose clearly worse than it could
 };
 
 // The (algorithm, protocol) pairs NCCL would consider for `op` on this communicator.
-std::vector<std::pair<Algo, Proto>> candidates(const Communicator& c, Op op);
+std::vector<std::pair<Algo, Proto>> candidates(const Communicator& c, Op op, bool nvls_type = true);
 
 // Throws InputError when a forced algorithm cannot run on this hardware at all (NVLS without
 // NVSwitch SHARP, CollNet without SHARP switches); adds a warning when NCCL would fall back.

@@ -1,5 +1,9 @@
 #include "comm/nccl_params.hpp"
 
+#include <fmt/format.h>
+
+#include <cmath>
+
 #include "core/yaml_fields.hpp"
 #include "data/embedded.hpp"
 
@@ -36,6 +40,95 @@ std::map<int, T> by_generation(const Fields& parent, const char* key, Read read)
   return out;
 }
 
+// A [1 node, 2 nodes, more] triple.
+void parse_triple(const Fields& f, const char* key, double (&out)[3]) {
+  const auto items = as_list(f.node(key), f.file(), f.field(key));
+  if (items.size() != 3) f.fail(key, fmt::format("{} values", items.size()), "three: [1 node, 2 nodes, more]");
+  for (std::size_t i = 0; i < 3; ++i) {
+    if (!items[i].IsScalar()) f.fail(key, "a value is not a number", "three numbers");
+    try {
+      out[i] = items[i].as<double>();
+    } catch (const YAML::Exception&) {
+      f.fail(key, "'" + items[i].Scalar() + "' is not a number", "three numbers >= 0");
+    }
+    if (!std::isfinite(out[i]) || out[i] < 0 || out[i] > 1e4) f.fail(key, "out of range", "0 to 10000 GB/s");
+  }
+}
+
+// Tables by GPU generation.
+void parse_by_arch(const Fields& parent, const char* key, double (&out)[4][3]) {
+  const Fields f(parent.node(key), parent.file(), parent.field(key), {"volta", "ampere", "hopper", "blackwell"});
+  const char* archs[] = {"volta", "ampere", "hopper", "blackwell"};
+  for (int a = 0; a < 4; ++a) parse_triple(f, archs[a], out[a]);
+}
+
+void parse_tuner(const Fields& root, NcclParams::Tuner& t) {
+  for (auto& row : t.base)
+    for (double& v : row) v = -1;
+  for (auto& k : t.hop)
+    for (auto& row : k)
+      for (double& v : row) v = -1;
+  const std::string& file = root.file();
+  const Fields f(
+      root.node("tuner"), file, "tuner",
+      {"source", "base_latency_us", "hop_latency_us", "ll_max_busbw_GBps", "per_channel_max_busbw_GBps", "refinements",
+       "nvls_efficiency", "tree_correction", "ring_plateau_latency", "net_overhead_us", "p2p_ll_threshold_bytes"});
+  (void)f.text("source");
+  parse_table(f, "base_latency_us", t.base);
+  const Fields hop(f.node("hop_latency_us"), file, f.field("hop_latency_us"), {"nvlink", "pcie", "net"});
+  parse_table(hop, "nvlink", t.hop[0]);
+  parse_table(hop, "pcie", t.hop[1]);
+  parse_table(hop, "net", t.hop[2]);
+  parse_by_arch(f, "ll_max_busbw_GBps", t.ll_max_GBps);
+  const Fields caps(f.node("per_channel_max_busbw_GBps"), file, f.field("per_channel_max_busbw_GBps"),
+                    {"ring_ll128", "tree_ll128", "tree", "nvls_tree"});
+  parse_by_arch(caps, "ring_ll128", t.ring_ll128_cap_GBps);
+  parse_by_arch(caps, "tree_ll128", t.tree_ll128_cap_GBps);
+  parse_by_arch(caps, "tree", t.tree_cap_GBps);
+  parse_by_arch(caps, "nvls_tree", t.nvls_tree_cap_GBps);
+  const Fields r(
+      f.node("refinements"), file, f.field("refinements"),
+      {"ring_ll", "ring_ll128", "tree", "tree_ll", "tree_ll128_single_node", "tree_ll128_multi_node", "pat"});
+  t.ring_ll = r.fraction("ring_ll");
+  t.ring_ll128 = r.fraction("ring_ll128");
+  t.tree = r.fraction("tree");
+  t.tree_ll = r.fraction("tree_ll");
+  t.tree_ll128_single_node = r.fraction("tree_ll128_single_node");
+  t.tree_ll128_multi_node = r.fraction("tree_ll128_multi_node");
+  t.pat = r.fraction("pat");
+  const Fields ne(f.node("nvls_efficiency"), file, f.field("nvls_efficiency"),
+                  {"volta", "ampere", "hopper", "blackwell"});
+  const char* archs[] = {"volta", "ampere", "hopper", "blackwell"};
+  for (int a = 0; a < 4; ++a) {
+    t.nvls_efficiency[a] = ne.number(archs[a]);
+    if (t.nvls_efficiency[a] < 0 || t.nvls_efficiency[a] > 1) ne.fail(archs[a], "out of range", "0 to 1");
+  }
+  const Fields tc(f.node("tree_correction"), file, f.field("tree_correction"), {"ll", "ll128", "simple"});
+  const char* protos[] = {"ll", "ll128", "simple"};
+  for (int p = 0; p < 3; ++p) {
+    const auto items = as_list(tc.node(protos[p]), file, tc.field(protos[p]));
+    if (items.size() != 24) tc.fail(protos[p], fmt::format("{} values", items.size()), "24 factors, 64 B to 256 MiB");
+    for (std::size_t i = 0; i < 24; ++i) {
+      double v = 0;
+      try {
+        v = items[i].as<double>();
+      } catch (const YAML::Exception&) {
+        tc.fail(protos[p], "a value is not a number", "24 factors in (0, 1]");
+      }
+      if (!(v > 0 && v <= 1)) tc.fail(protos[p], fmt::format("{} is out of range", v), "24 factors in (0, 1]");
+      t.tree_correction[p][i] = v;
+    }
+  }
+  const Fields pl(f.node("ring_plateau_latency"), file, f.field("ring_plateau_latency"),
+                  {"before_sm80", "sm80_or_newer"});
+  t.plateau_before_sm80 = pl.positive("before_sm80");
+  t.plateau_sm80 = pl.positive("sm80_or_newer");
+  const Fields no(f.node("net_overhead_us"), file, f.field("net_overhead_us"), {"intel", "amd"});
+  t.net_overhead_intel_us = no.number("intel");
+  t.net_overhead_amd_us = no.number("amd");
+  t.p2p_ll_threshold_bytes = f.positive("p2p_ll_threshold_bytes");
+}
+
 }  // namespace
 
 NcclParams parse_nccl_params(const std::string& text, const std::string& file) {
@@ -46,11 +139,28 @@ NcclParams parse_nccl_params(const std::string& text, const std::string& file) {
     for (auto& row : t)
       for (double& v : row) v = -1;
   const YAML::Node root = parse_yaml(text, file);
-  const Fields f(
-      root, file, "",
-      {"source", "base_latency_us", "hop_latency_us", "protocol_payload", "protocol_factor", "ll_max_busbw_GBps",
-       "nvlink_efficiency", "nvls_efficiency", "launch_overhead_us", "launch_per_gpu_us", "net_reference_latency_us",
-       "nvls_latency_us", "calibration_source", "pipeline", "p2p", "nvswitch_coll_channels"});
+  const Fields f(root, file, "",
+                 {"source",
+                  "base_latency_us",
+                  "hop_latency_us",
+                  "protocol_payload",
+                  "protocol_factor",
+                  "ll_max_busbw_GBps",
+                  "nvlink_efficiency",
+                  "nvls_efficiency",
+                  "launch_overhead_us",
+                  "launch_per_gpu_us",
+                  "net_reference_latency_us",
+                  "nvls_latency_us",
+                  "calibration_source",
+                  "pipeline",
+                  "p2p",
+                  "nvswitch_coll_channels",
+                  "tuner",
+                  "shm",
+                  "socket",
+                  "ll128_one_gpu_per_node",
+                  "collnet_arity_latency_us"});
   n.source = f.text("source");
   parse_table(f, "base_latency_us", n.base);
   const Fields hop(f.node("hop_latency_us"), file, "hop_latency_us", {"nvlink", "pcie", "net"});
@@ -104,6 +214,14 @@ NcclParams parse_nccl_params(const std::string& text, const std::string& file) {
   n.nvswitch_coll_channels = by_generation<int>(f, "nvswitch_coll_channels", [](const Fields& g, const char* k) {
     return static_cast<int>(g.integer(k, 1, 64));
   });
+  parse_tuner(f, n.tuner);
+  n.ll128_one_gpu_per_node = f.fraction("ll128_one_gpu_per_node");
+  n.collnet_arity_us = f.number("collnet_arity_latency_us");
+  const Fields shm(f.node("shm"), file, "shm", {"channel_GBps", "simplex_channel_GBps", "source"});
+  n.shm_channel_GBps = shm.positive("channel_GBps");
+  n.shm_simplex_channel_GBps = shm.positive("simplex_channel_GBps");
+  const Fields sock(f.node("socket"), file, "socket", {"stream_GBps", "source"});
+  n.socket_stream_GBps = sock.positive("stream_GBps");
   return n;
 }
 

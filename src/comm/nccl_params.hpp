@@ -2,6 +2,7 @@
 // NCCL's latency constants and protocol facts (data/comm/nccl.yaml), plus the measured
 // efficiencies of NCCL's data movement, each with its source.
 #include <map>
+#include <optional>
 #include <string>
 
 #include "comm/collective.hpp"
@@ -21,6 +22,10 @@ struct NcclParams {
   double factor[4][3];
   // LL bus-bandwidth caps, GB/s: single node [volta, ampere, hopper]; [2 nodes / more][intel, amd]
   double ll_cap_single[3];
+  // Ring LL128's factor with one GPU per node (NCCL: 0.7 instead of 0.92), and CollNetDirect's
+  // arity serialization per local rank, us.
+  double ll128_one_gpu_per_node = 0.7;
+  double collnet_arity_us = 0.4;
   double ll_cap_multi[2][2];
   // NCCL moves NVLink data with SM loads/stores: the achieved fraction of line rate, by NVLink
   // generation.
@@ -52,6 +57,39 @@ struct NcclParams {
   std::map<int, double> p2p_channel_GBps;
   // Ring/tree ("coll") channels NCCL opens inside one NVSwitch node, by NVLink generation.
   std::map<int, int> nvswitch_coll_channels;
+
+  // A calibration's achieved fraction of the network's line rate, replacing the catalog's
+  // figure for the network the communicator runs on (unset: the catalog's).
+  std::optional<double> network_efficiency;
+  std::string network_efficiency_for;  // the catalog network it was fitted on (empty: any)
+  // What one SHM connection (one channel's GPU threads storing into and loading from host
+  // memory) moves, and what one TCP stream of NCCL's socket transport moves, GB/s.
+  double shm_channel_GBps = 0;
+  double shm_simplex_channel_GBps = 0;
+  double socket_stream_GBps = 0;
+  // NCCL's tuner constants (tuning.cc), which it chooses by; see the `tuner` block of nccl.yaml.
+  // Arrays by GPU generation are indexed by GpuGeneration, and inside by NCCL's node-count
+  // index (1 node, 2 nodes, more).
+  struct Tuner {
+    double base[9][3];
+    double hop[3][9][3];
+    double ll_max_GBps[4][3];
+    double ring_ll128_cap_GBps[4][3];
+    double tree_ll128_cap_GBps[4][3];
+    double tree_cap_GBps[4][3];
+    double nvls_tree_cap_GBps[4][3];
+    double ring_ll = 0, ring_ll128 = 0, tree = 0, tree_ll = 0, tree_ll128_single_node = 0, tree_ll128_multi_node = 0,
+           pat = 0;
+    double nvls_efficiency[4];
+    double tree_correction[3][24];
+    double plateau_before_sm80 = 1, plateau_sm80 = 1;
+    double net_overhead_intel_us = 0, net_overhead_amd_us = 0;
+    double p2p_ll_threshold_bytes = 0;
+    [[nodiscard]] double base_us(Algo a, Proto p) const { return base[static_cast<int>(a)][static_cast<int>(p)]; }
+    [[nodiscard]] double hop_us(HopKind k, Algo a, Proto p) const {
+      return hop[static_cast<int>(k)][static_cast<int>(a)][static_cast<int>(p)];
+    }
+  } tuner;
 
   [[nodiscard]] double base_us(Algo a, Proto p) const { return base[static_cast<int>(a)][static_cast<int>(p)]; }
   [[nodiscard]] double hop_us(HopKind k, Algo a, Proto p) const {

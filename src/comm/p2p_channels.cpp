@@ -16,7 +16,7 @@ double div_up(double a, double b) { return std::ceil(a / b); }
 double channel_rate(const Communicator& c) {
   const auto& gpu = c.topology().gpu_spec();
   if (!gpu.nvlink || gpu.nvlink->generation <= 0) return 0;
-  const auto& rates = nccl_params().p2p_channel_GBps;
+  const auto& rates = c.params().p2p_channel_GBps;
   const auto it = rates.find(gpu.nvlink->generation);
   return it == rates.end() ? 0 : it->second * 1e9;
 }
@@ -29,7 +29,7 @@ int p2p_channels(const Communicator& c, double peer_bytes) {
   // KiB on and the network is the limit; PCIe peers get 2 channels per peer, and NCCL gives
   // no per-channel rate for PCIe.
   if (c.nodes() != 1 || !c.nvlink_intra() || c.ranks() < 2 || peer_bytes <= 0) return 0;
-  const auto& p = nccl_params().p2p;
+  const auto& p = c.params().p2p;
   const int max_channels = p.channels_per_peer;
   // "Try to use all channels, but one channel per operation."
   int min_channels = max_channels;
@@ -49,7 +49,7 @@ Seconds p2p_channel_time(const Communicator& c, Op op, double size) {
   if (op != Op::sendrecv && op != Op::alltoall) return Seconds(0);
   const double rate = channel_rate(c);
   if (rate <= 0) return Seconds(0);
-  const auto& p = nccl_params().p2p;
+  const auto& p = c.params().p2p;
   if (op == Op::sendrecv) {
     const int n = p2p_channels(c, size);
     return Seconds(n > 0 ? size / (n * rate) : 0.0);

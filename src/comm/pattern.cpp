@@ -1,6 +1,7 @@
 #include "comm/pattern.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "comm/nccl_params.hpp"
 
@@ -10,20 +11,24 @@ namespace {
 
 class Emitter {
 public:
-  Emitter(const Communicator& c, double inflate, PatternScope scope, const FlowSink& sink)
-      : c_(c), inflate_(inflate), scope_(scope), sink_(sink) {}
+  Emitter(const Communicator& c, double inflate, PatternScope scope, const FlowSink& sink, bool simplex)
+      : c_(c), inflate_(inflate), scope_(scope), sink_(sink), simplex_(simplex) {}
 
   // One flow from rank a to rank b over the topology's route.
   void edge(long a, long b, double bytes, int nic_choice = 0) {
     if (a == b || bytes <= 0) return;
     if (scope_.only_node >= 0 && c_.node_of(a) != scope_.only_node && c_.node_of(b) != scope_.only_node) return;
     const topo::Route r = c_.route(a, b, nic_choice);
-    double wire = bytes * inflate_;
-    // With peer-to-peer off, copies are staged through host memory and reach only part of the
-    // path's rate (the catalog's host_staging efficiency).
-    if (r.transport == topo::Transport::host_staged) wire /= c_.staging_efficiency();
+    const double wire = bytes * inflate_;
+    if (scope_.connection_time != nullptr) {
+      const double rate = c_.connection_rate(a, b, simplex_);
+      if (std::isfinite(rate)) *scope_.connection_time = std::max(*scope_.connection_time, wire / rate);
+    }
     sink_(r.links, wire);
   }
+
+  // The node the closed form looks at, or -1 for every node.
+  [[nodiscard]] long only_node() const { return scope_.only_node; }
 
   void raw(long node, std::span<const topo::LinkId> path, double bytes) {
     if (scope_.only_node >= 0 && node != scope_.only_node) return;
@@ -35,6 +40,7 @@ private:
   double inflate_;
   PatternScope scope_;
   const FlowSink& sink_;
+  bool simplex_;
 };
 
 // Ranks in ring order for channel c: node by node, each node's ranks rotated by the channel so
@@ -70,7 +76,25 @@ void emit_ring(const Communicator& c, Op op, double size, long root, Emitter& e)
   const long n = c.ranks();
   const bool chain = op == Op::broadcast || op == Op::reduce;
   const double per_edge = ring_volume(op, n, size) / ch;
+  const int p = c.ranks_per_node();
   for (int k = 0; k < ch; ++k) {
+    const long only = e.only_node();
+    if (!chain && only >= 0 && n > p + 1) {
+      // Only the edges with an end on that node: its own block of the node-major ring order and
+      // the edges into it and out of it (the rest is the same by symmetry).
+      const auto& ring = c.intra_ring(k);
+      const bool reverse = c.bidirectional_rings() && k % 2 == 1;
+      auto at = [&](long pos) {
+        pos = ((pos % n) + n) % n;
+        const long node = pos / p;
+        const int j = static_cast<int>(pos % p);
+        const int step = (k + 1 + j) % p;
+        const int where = reverse ? (p - step) % p : step;
+        return node * p + ring[static_cast<std::size_t>(where)];
+      };
+      for (long i = only * p - 1; i < (only + 1) * p; ++i) e.edge(at(i), at(i + 1), per_edge, k / p);
+      continue;
+    }
     auto order = ring_order(c, k);
     if (chain) {
       // The chain starts at the root (broadcast) or ends there (reduce: same edges, reversed
@@ -97,9 +121,13 @@ void emit_tree(const Communicator& c, double size, bool chains, Emitter& e) {
   const int nch = channels(c, Algo::tree);
   const int p = c.ranks_per_node();
   const double per = size / nch;
+  const long only = e.only_node();
   for (int ch = 0; ch < nch; ++ch) {
     const int head = (ch * p / nch) % p;
     for (long k = 0; k < c.nodes(); ++k) {
+      // For one node's edges: the node itself and its children in this channel's tree (their
+      // uplinks end on it); its own uplink is emitted with it.
+      if (only >= 0 && k != only && tree_parent(k, c.nodes(), ch % 2) != only) continue;
       const long base = k * p;
       if (chains) {
         for (int j = 0; j + 1 < p; ++j) {
@@ -121,7 +149,7 @@ void emit_tree(const Communicator& c, double size, bool chains, Emitter& e) {
 
 // NVLS: every GPU sends its buffer into the NVSwitch and receives the reduced result back.
 void emit_nvls(const Communicator& c, double size, Emitter& e) {
-  const auto& params = nccl_params();
+  const auto& params = c.params();
   const auto& gpu = c.topology().gpu_spec();
   const int gen = gpu.nvlink ? gpu.nvlink->generation : 0;
   const auto eff = params.nvlink_efficiency.find(gen);
@@ -131,7 +159,10 @@ void emit_nvls(const Communicator& c, double size, Emitter& e) {
   // The capacity model runs NVLink at NCCL's SM-copy efficiency; NVLS reaches nvls_efficiency.
   const double scale = nvlink_eff / nvls_eff;
   const int p = c.ranks_per_node();
-  for (long r = 0; r < c.ranks(); ++r) {
+  // For one node's edges, only its own ranks (the routes are the costly part).
+  const long first = e.only_node() >= 0 ? e.only_node() * p : 0;
+  const long last = e.only_node() >= 0 ? first + p : c.ranks();
+  for (long r = first; r < last; ++r) {
     const long peer = (r / p) * p + (r % p + 1) % p;
     const topo::Route route = c.route(r, peer);  // GPU -> NVSwitch -> GPU
     if (route.links.size() != 2) continue;
@@ -172,9 +203,10 @@ void emit_collnet(const Communicator& c, Algo algo, double size, Emitter& e) {
       for (int j = 0; j < p; ++j) e.edge(k * p + j, k * p + (j + 1) % p, vol);
     }
   }
+  // Each NIC's head: the first of the node's ranks whose nearest NIC it is (by local rank).
   std::vector<int> nic_gpu(static_cast<std::size_t>(t.node().nics()), -1);
   for (int g = 0; g < p; ++g) {
-    const int nic = t.node().nic_of_gpu(g);
+    const int nic = t.node().nic_of_gpu(c.local_gpu(g));
     if (nic >= 0 && nic_gpu[static_cast<std::size_t>(nic)] < 0) nic_gpu[static_cast<std::size_t>(nic)] = g;
   }
   int used = 0;
@@ -184,11 +216,12 @@ void emit_collnet(const Communicator& c, Algo algo, double size, Emitter& e) {
     for (int nic = 0; nic < t.node().nics(); ++nic) {
       const int g = nic_gpu[static_cast<std::size_t>(nic)];
       if (g < 0) continue;
-      const long gpu = k * t.gpus_per_node() + g;
+      const long gpu = c.gpu_of(k * p + g);
+      const long node = c.cluster_node(k);
       std::vector<topo::LinkId> up = t.route_gpu_to_nic(gpu, nic).links;
-      up.push_back(t.fabric()->nic_uplink(k, nic));
+      up.push_back(t.fabric()->nic_uplink(node, nic));
       e.raw(k, up, share);
-      std::vector<topo::LinkId> down{t.fabric()->nic_uplink(k, nic) + 1};
+      std::vector<topo::LinkId> down{t.fabric()->nic_uplink(node, nic) + 1};
       const auto tail = t.route_nic_to_gpu(nic, gpu).links;
       down.insert(down.end(), tail.begin(), tail.end());
       e.raw(k, down, share);
@@ -242,9 +275,12 @@ long representative_node(const Communicator& c, Algo algo) {
   return tree && c.nodes() >= 4 ? 1 : 0;
 }
 
-int channels(const Communicator& c, Algo algo) {
+namespace {
+
+// The channel count NCCL's search and init would give without environment overrides.
+int default_channels(const Communicator& c, Algo algo) {
   // NVLS and NVLS-tree run NCCL_NVLS_NCHANNELS channels, on one node or several.
-  if (algo == Algo::nvls || algo == Algo::nvls_tree) return nccl_params().nvls_channels;
+  if (algo == Algo::nvls || algo == Algo::nvls_tree) return c.params().nvls_channels;
   // Across nodes NCCL runs two channels per NIC (or per GPU, whichever is more), at most 32.
   const int width = std::max(1, std::max(c.nics_per_node(), c.ranks_per_node()));
   if (c.nodes() > 1) return std::min(32, 2 * width);
@@ -253,7 +289,7 @@ int channels(const Communicator& c, Algo algo) {
     const auto& gpu = c.topology().gpu_spec();
     // An NVSwitch node: the channel count NCCL prints at init for this NVLink generation.
     if (c.topology().node().has_nvswitch() && gpu.nvlink) {
-      const auto& table = nccl_params().nvswitch_coll_channels;
+      const auto& table = c.params().nvswitch_coll_channels;
       if (const auto it = table.find(gpu.nvlink->generation); it != table.end()) return it->second;
     }
     return std::clamp(gpu.nvlink ? gpu.nvlink->links : 2, 2, 32);
@@ -261,9 +297,24 @@ int channels(const Communicator& c, Algo algo) {
   return 2;
 }
 
+}  // namespace
+
+int channels(const Communicator& c, Algo algo) {
+  int n = default_channels(c, algo);
+  // NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS bound the ring and tree channels (NCCL duplicates
+  // or drops channels of its search to meet them); NVLS keeps NCCL_NVLS_NCHANNELS.
+  if (algo != Algo::nvls && algo != Algo::nvls_tree) {
+    if (c.env().min_channels > 0) n = std::max(n, c.env().min_channels);
+    if (c.env().max_channels > 0) n = std::min(n, c.env().max_channels);
+  }
+  return n;
+}
+
 void emit_pattern(const Communicator& c, Op op, Algo algo, double size, double inflate, PatternScope scope,
                   const FlowSink& sink) {
-  Emitter e(c, inflate, scope, sink);
+  // A chain of two ranks (broadcast, reduce) has each GPU only sending or only receiving.
+  const bool simplex = (op == Op::broadcast || op == Op::reduce) && c.ranks() == 2;
+  Emitter e(c, inflate, scope, sink, simplex);
   switch (op) {
     case Op::alltoall: emit_alltoall(c, size, e); return;
     case Op::sendrecv:

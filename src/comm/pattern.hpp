@@ -16,6 +16,9 @@ struct PatternScope {
   long only_node = -1;  // >= 0: emit only edges with an end on this node (for the closed form)
   int phase = 0;        // for algorithms in several phases, the one to emit
   long root = 0;        // broadcast and reduce: the rank the chain starts (ends) at
+  // When set, raised to the longest time any one connection needs at its transport's
+  // per-connection rate (Communicator::connection_rate): a bound the links alone do not give.
+  double* connection_time = nullptr;
 };
 
 // Phases that run one after another (each phase's flows run concurrently).

@@ -29,8 +29,10 @@ double cut_below(double chunk, double size, double ops, double times, double to)
 PipelineShape pipeline_shape(const Communicator& c, Algo algo, Proto proto, double size) {
   PipelineShape s;
   if (proto != Proto::simple || c.ranks() < 2 || size <= 0) return s;
-  const auto& n = nccl_params();
-  const double step = n.simple_buffer_bytes / n.pipeline_steps;  // Tree, NVLS, CollNet: one step per chunk
+  const auto& n = c.params();
+  // NCCL_BUFFSIZE replaces the Simple buffer (4 MiB by default).
+  const double buffer = c.env().buffsize > 0 ? c.env().buffsize : n.simple_buffer_bytes;
+  const double step = buffer / n.pipeline_steps;  // Tree, NVLS, CollNet: one step per chunk
   const long ppn = c.ranks_per_node();
   // One NVLS head per NIC rail across nodes (each head GPU talks to the network for its share).
   const long heads = c.nodes() > 1 ? std::max<long>(1, std::min<long>(ppn, c.nics_per_node())) : 1;
@@ -97,7 +99,7 @@ Seconds pipeline_fill(const Communicator& c, Algo algo, Proto proto, double size
   const double chunk_time = data_time.value() / chunks;
   // A tree or chain cannot hold more chunks in flight than the transfers a chunk makes in
   // series after its first (up `depth` hops and down again); the FIFO depth bounds the rest.
-  double in_flight = static_cast<double>(nccl_params().pipeline_steps);
+  double in_flight = static_cast<double>(c.params().pipeline_steps);
   if (algo == Algo::tree || algo == Algo::collnet_chain)
     in_flight = std::min(in_flight, 2.0 * static_cast<double>(std::max<long>(1, s.depth)) - 1.0);
   return Seconds(std::min(in_flight, chunks) * chunk_time);

@@ -240,6 +240,8 @@ std::vector<std::string> Fields::text_list(const char* key) const {
   return out;
 }
 
+Fields Fields::nested(const char* key) const { return {Unchecked{}, node(key), file_, field(key)}; }
+
 std::vector<YAML::Node> as_list(const YAML::Node& node, const std::string& file, const std::string& field) {
   if (!node.IsSequence()) throw InputError(location_of(node, file), field, "expected a list");
   std::vector<YAML::Node> out;

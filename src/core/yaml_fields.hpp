@@ -74,6 +74,9 @@ public:
   [[nodiscard]] YAML::Node node(const char* key) const;  // required
   [[nodiscard]] YAML::Node node_or_null(const char* key) const;
   [[nodiscard]] std::vector<std::string> text_list(const char* key) const;
+  // The mapping under `key`, for reading again after a parser has checked its keys (a range
+  // check that names its fields): no key check, so it cannot disagree with the parser's list.
+  [[nodiscard]] Fields nested(const char* key) const;
 
   [[nodiscard]] const std::string& file() const { return file_; }
   [[nodiscard]] std::string field(const char* key) const;  // "path.key"
@@ -82,6 +85,9 @@ public:
   [[noreturn]] void fail(const char* key, const std::string& problem, const std::string& valid = {}) const;
 
 private:
+  struct Unchecked {};
+  Fields(Unchecked, const YAML::Node& map, std::string file, std::string path)
+      : map_(map), file_(std::move(file)), path_(std::move(path)) {}
   YAML::Node map_;
   std::string file_;
   std::string path_;

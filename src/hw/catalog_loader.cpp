@@ -109,7 +109,7 @@ NetworkTech parse_network(const Fields& f) {
   NetworkTech n;
   n.name = f.text("name");
   n.family = f.choice("family", {"infiniband", "roce", "ethernet", "efa"});
-  n.transport = f.choice("transport", {"rdma", "tcp", "srd"});
+  n.transport = f.choice("transport", {"rdma", "tcp", "srd", "tcpx"});
   n.line_rate_Gbps = f.positive("line_rate_Gbps");
   n.data_rate = gigabits_per_second(f.positive("data_rate_Gbps"));
   n.efficiency = f.fraction("efficiency");
@@ -181,9 +181,10 @@ CpuSpec parse_cpu(const Fields& f) {
   c.stream_efficiency = f.fraction("stream_efficiency");
   c.pcie = parse_pcie_link(f, "pcie");
   if (f.has("socket_link")) {
-    const Fields sf(f.node("socket_link"), f.file(), f.field("socket_link"), {"name", "bandwidth_GBps"});
+    const Fields sf(f.node("socket_link"), f.file(), f.field("socket_link"), {"name", "bandwidth_GBps", "device_GBps"});
     c.socket_link_name = sf.text("name");
     c.socket_link = gigabytes_per_second(sf.positive("bandwidth_GBps"));
+    if (sf.has("device_GBps")) c.socket_link_device = gigabytes_per_second(sf.positive("device_GBps"));
   }
   c.socket_link_latency = nanoseconds(f.positive_or("socket_link_latency_ns", 100));
   c.source = source_of(f);
@@ -199,11 +200,10 @@ using physical::latency;
 void check(const GpuSpec& g, const Fields& f) {
   f.check_physical("memory_GB", g.memory.value(), 1e9, physical::size);
   f.check_physical("memory_bandwidth_GBps", g.memory_bandwidth.value(), 1e9, bandwidth);
-  const Fields tf(f.node("tflops_dense"), f.file(), f.field("tflops_dense"),
-                  {"fp64", "tf32", "fp16", "bf16", "fp8", "int8", "fp4", "fp32_vector"});
+  const Fields tf = f.nested("tflops_dense");
   for (const auto& [p, v] : g.tflops_dense) tf.check_physical(p.c_str(), v * 1e12, 1e12, physical::flop_rate);
   if (g.nvlink && g.nvlink->link_rate) {
-    const Fields nf(f.node("nvlink"), f.file(), f.field("nvlink"), {"generation", "links", "link_GBps"});
+    const Fields nf = f.nested("nvlink");
     nf.check_physical("link_GBps", g.nvlink->link_rate->value(), 1e9, bandwidth);
   }
   f.check_physical("tdp_W", g.tdp.value(), 1, physical::power);
@@ -240,11 +240,11 @@ void check(const StorageSpec& s, const Fields& f) {
   f.check_physical("latency_us", s.latency.value(), 1e-6, latency);
 }
 void check(const CpuSpec& c, const Fields& f) {
-  const Fields mf(f.node("memory"), f.file(), f.field("memory"), {"type", "channels", "mts"});
+  const Fields mf = f.nested("memory");
   mf.check_physical("mts", c.memory_mts * 1e6, 1e6, physical::frequency);
   f.check_physical("memory_bandwidth_GBps", c.memory_bandwidth.value(), 1e9, bandwidth);
   if (c.socket_link) {
-    const Fields sf(f.node("socket_link"), f.file(), f.field("socket_link"), {"name", "bandwidth_GBps"});
+    const Fields sf = f.nested("socket_link");
     sf.check_physical("bandwidth_GBps", c.socket_link->value(), 1e9, bandwidth);
   }
   if (f.has("socket_link_latency_ns")) {

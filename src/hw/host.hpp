@@ -18,6 +18,9 @@ struct CpuSpec {
   double stream_efficiency = 1.0;
   PcieLink pcie;                         // lanes per socket
   std::optional<Bandwidth> socket_link;  // per direction between two sockets
+  // What a PCIe device's traffic across the socket link reaches (DMA to the other socket's
+  // memory, peer traffic), where it is below the CPU-to-CPU rate; unset: the link's rate.
+  std::optional<Bandwidth> socket_link_device;
   std::string socket_link_name;
   Seconds socket_link_latency;
   std::string source;

@@ -4,32 +4,48 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 namespace gf::report {
 
 std::string collective_table(const CollectiveHeader& h, const std::vector<CollectiveRow>& rows) {
   std::string out;
   out += fmt::format("# gpufabric collective {} (predicted; nccl-tests layout)\n", h.op);
-  out += fmt::format("# cluster: {}\n# {}\n# engine: {}\n#\n", h.cluster, h.communicator, h.engine);
-  out += fmt::format("#{:>12} {:>12} {:>9} {:>7} {:>6} {:>10} {:>8} {:>8}  {:<13} {:<6} {:>4}\n", "size", "count",
-                     "type", "redop", "root", "time", "algbw", "busbw", "algorithm", "proto", "ch");
+  out += fmt::format("# cluster: {}\n# {}\n# engine: {}\n", h.cluster, h.communicator, h.engine);
+  for (const auto& line : h.notes) out += "# " + line + "\n";
+  if (!h.transports.empty()) {
+    out += "# transports (as NCCL_DEBUG=INFO names them):\n";
+    for (const auto& line : h.transports) out += "#   " + line + "\n";
+  }
+  out += "#\n";
+  out += fmt::format("#{:>12} {:>12} {:>9} {:>7} {:>6} {:>10} {:>8} {:>8}  {:<13} {:<6} {:>4}  {}\n", "size", "count",
+                     "type", "redop", "root", "time", "algbw", "busbw", "algorithm", "proto", "ch", "warn");
   out += fmt::format("#{:>12} {:>12} {:>9} {:>7} {:>6} {:>10} {:>8} {:>8}\n", "(B)", "(elements)", "", "", "", "(us)",
                      "(GB/s)", "(GB/s)");
   double bus_sum = 0;
   std::vector<std::string> warnings;
   for (const auto& r : rows) {
-    out += fmt::format(" {:>12} {:>12} {:>9} {:>7} {:>6} {:>10.2f} {:>8.2f} {:>8.2f}  {:<13} {:<6} {:>4}\n",
-                       static_cast<long long>(r.size_bytes), r.count, r.type, r.redop, r.root,
-                       r.result.time.value() * 1e6, r.result.algbw_GBps, r.result.busbw_GBps,
-                       comm::to_string(r.result.algo), comm::to_string(r.result.proto), r.result.channels);
-    bus_sum += r.result.busbw_GBps;
+    // The warning column: the footnotes that apply, and what the better choice would save.
+    std::string marks;
     for (const auto& w : r.result.warnings) {
-      if (std::find(warnings.begin(), warnings.end(), w) == warnings.end()) warnings.push_back(w);
+      auto it = std::find(warnings.begin(), warnings.end(), w);
+      if (it == warnings.end()) it = warnings.insert(warnings.end(), w);
+      marks += fmt::format("[{}]", it - warnings.begin() + 1);
     }
+    if (r.result.better) marks += fmt::format(" {:.0f}%", -100.0 * r.result.better->saving);
+    std::string line =
+        fmt::format(" {:>12} {:>12} {:>9} {:>7} {:>6} {:>10.2f} {:>8.2f} {:>8.2f}  {:<13} {:<6} {:>4}  {}",
+                    static_cast<long long>(r.size_bytes), r.count, r.type, r.redop, r.root, r.result.time.value() * 1e6,
+                    r.result.algbw_GBps, r.result.busbw_GBps, comm::to_string(r.result.algo),
+                    comm::to_string(r.result.proto), r.result.channels, marks);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+    bus_sum += r.result.busbw_GBps;
   }
   out += fmt::format("# Out of bounds values : 0 OK\n");
   out += fmt::format("# Avg bus bandwidth    : {:.4f} \n#\n",
                      rows.empty() ? 0.0 : bus_sum / static_cast<double>(rows.size()));
-  for (const auto& w : warnings) out += "# warning: " + w + "\n";
+  for (std::size_t i = 0; i < warnings.size(); ++i) out += fmt::format("# warning [{}]: {}\n", i + 1, warnings[i]);
   return out;
 }
 
@@ -52,8 +68,16 @@ std::string collective_json(const CollectiveHeader& h, const std::vector<Collect
                    {"channels", r.result.channels},
                    {"engine", comm::to_string(r.result.engine)},
                    {"warnings", r.result.warnings}});
+    if (r.result.better) {
+      arr.back()["better_choice"] = {{"algorithm", comm::to_string(r.result.better->algo)},
+                                     {"protocol", comm::to_string(r.result.better->proto)},
+                                     {"time_us", r.result.better->time.value() * 1e6},
+                                     {"saving", r.result.better->saving}};
+    }
   }
-  return nlohmann::json{{"op", h.op}, {"cluster", h.cluster}, {"communicator", h.communicator}, {"rows", arr}}.dump(2) +
+  return nlohmann::json{{"op", h.op},       {"cluster", h.cluster},       {"communicator", h.communicator},
+                        {"notes", h.notes}, {"transports", h.transports}, {"rows", arr}}
+             .dump(2) +
          "\n";
 }
 

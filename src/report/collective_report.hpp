@@ -21,6 +21,8 @@ struct CollectiveHeader {
   std::string cluster;
   std::string communicator;
   std::string engine;
+  std::vector<std::string> notes;       // the NCCL environment, overrides and what they changed
+  std::vector<std::string> transports;  // per class of edge, as NCCL_DEBUG=INFO names them
 };
 
 std::string collective_table(const CollectiveHeader& h, const std::vector<CollectiveRow>& rows);

@@ -92,7 +92,9 @@ std::vector<BandError> collective_band_errors(const std::vector<validate::Collec
   for (const auto& c : checks) {
     if (c.row.calibration || !c.row.excluded.empty()) continue;  // the groups measure independent rows
     const std::string scope = c.row.nodes > 1 ? "multi-node" : "single node";
-    for (const std::string& g : {c.band, c.band + " " + scope, std::string("all")}) {
+    // The off-path set (clouds, HPC centres, workstations beyond the core set) has its own groups.
+    const std::string set = c.row.off_path ? "off-path " : "";
+    for (const std::string& g : {set + c.band, set + c.band + " " + scope, set + "all"}) {
       auto& a = acc[g];
       ++a.first;
       a.second += std::fabs(c.error);
@@ -106,13 +108,20 @@ std::vector<BandError> collective_band_errors(const std::vector<validate::Collec
 std::string collectives_text(const std::vector<validate::CollectiveCheck>& checks) {
   using A = TextTable::Align;
   if (checks.empty()) return "No collective validation rows.\n";
-  TextTable t(
-      {"id", "cluster", "nodes", "ranks", "op", "size", "metric", "measured", "predicted", "error", "model"},
-      {A::left, A::left, A::right, A::right, A::left, A::right, A::left, A::right, A::right, A::right, A::left});
+  TextTable t({"id", "cluster", "nodes", "ranks", "network", "nics", "-g", "forced", "op", "size", "metric", "measured",
+               "predicted", "error", "model"},
+              {A::left, A::left, A::right, A::right, A::left, A::right, A::right, A::left, A::left, A::right, A::left,
+               A::right, A::right, A::right, A::left});
   for (const auto& c : checks) {
-    t.add_row({c.row.id, c.row.preset.empty() ? c.row.cluster : c.row.preset, std::to_string(c.row.nodes),
-               std::to_string(c.row.gpus), c.row.op, fmt::format("{:.0f}", c.row.size_bytes), c.metric,
-               fixed(c.measured, 2), fixed(c.predicted, 2), percent(c.error),
+    const std::string forced =
+        c.row.algo.empty() && c.row.proto.empty()
+            ? "-"
+            : (c.row.algo.empty() ? "*" : c.row.algo) + "/" + (c.row.proto.empty() ? "*" : c.row.proto);
+    t.add_row({c.row.id, (c.row.preset.empty() ? c.row.cluster : c.row.preset) + (c.row.stand_in.empty() ? "" : " (s)"),
+               std::to_string(c.row.nodes), std::to_string(c.row.gpus), c.network,
+               c.row.nodes > 1 ? std::to_string(c.nics_per_node) : "-", std::to_string(c.row.gpus_per_process), forced,
+               c.row.op, fmt::format("{:.0f}", c.row.size_bytes), c.metric, fixed(c.measured, 2), fixed(c.predicted, 2),
+               percent(c.error),
                c.algorithm + "/" + c.protocol + (c.row.calibration ? " (cal)" : "") +
                    (c.row.excluded.empty() ? "" : " (excl)")});
   }
@@ -127,9 +136,14 @@ std::string collectives_text(const std::vector<validate::CollectiveCheck>& check
   out +=
       "\n(cal) rows set a model constant. (excl) rows are runs their own source calls faulty, or\n"
       "timings that are not nccl-tests' (a harness's own overhead at sizes where it dominates).\n"
-      "Neither counts in the groups above; each exclusion's reason is below.\n";
+      "Neither counts in the groups above; each exclusion's reason is below. (s) rows run on a\n"
+      "stand-in: a preset or cluster file that differs from the measured machine, as said below.\n"
+      "'forced' is the NCCL_ALGO/NCCL_PROTO the run set; '-g' the GPUs one process drove.\n";
   for (const auto& c : checks) {
     if (!c.row.excluded.empty()) out += "  excluded " + c.row.id + ": " + c.row.excluded + "\n";
+  }
+  for (const auto& c : checks) {
+    if (!c.row.stand_in.empty()) out += "  stand-in " + c.row.id + ": " + c.row.stand_in + "\n";
   }
   out += "\nSources:\n";
   for (const auto& c : checks) out += "  " + c.row.id + ": " + c.row.source + "\n";
@@ -153,6 +167,13 @@ std::string collectives_json(const std::vector<validate::CollectiveCheck>& check
                     {"error", c.error},
                     {"algorithm", c.algorithm},
                     {"protocol", c.protocol},
+                    {"network", c.network},
+                    {"nics_per_node", c.nics_per_node},
+                    {"gpus_per_process", c.row.gpus_per_process},
+                    {"forced_algorithm", c.row.algo},
+                    {"forced_protocol", c.row.proto},
+                    {"stand_in", c.row.stand_in},
+                    {"off_path", c.row.off_path},
                     {"source", c.row.source}});
   }
   nlohmann::json groups = nlohmann::json::array();

@@ -1,6 +1,7 @@
 #include "topo/cluster_loader.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include "core/yaml_fields.hpp"
 #include "data/embedded.hpp"
@@ -35,6 +36,16 @@ FabricKind parse_fabric_kind(const std::string& s) {
   return FabricKind::rail;
 }
 
+// The trained link of one attachment (lanes: 1, 2, 4, 8, 16, 32; generation as in the catalog).
+void parse_link_width(const Fields& f, Attachment& a) {
+  if (f.has("lanes")) {
+    const int lanes = static_cast<int>(f.integer("lanes", 1, 32));
+    if ((lanes & (lanes - 1)) != 0) f.fail("lanes", "got " + std::to_string(lanes), "1, 2, 4, 8, 16, 32");
+    a.lanes = lanes;
+  }
+  if (f.has("generation")) a.generation = static_cast<int>(f.integer("generation", 1, 7));
+}
+
 Attachment parse_attachment(const YAML::Node& n, const std::string& file, const std::string& field) {
   Attachment a;
   a.where = location_of(n, file);
@@ -42,9 +53,10 @@ Attachment parse_attachment(const YAML::Node& n, const std::string& file, const 
     a.parent = n.as<std::string>();
     return a;
   }
-  const Fields f(n, file, field, {"parent", "host_bridge"});
+  const Fields f(n, file, field, {"parent", "host_bridge", "lanes", "generation"});
   a.parent = f.text("parent");
   if (f.has("host_bridge")) a.host_bridge = static_cast<int>(f.integer("host_bridge", 0, 1023));
+  parse_link_width(f, a);
   return a;
 }
 
@@ -56,7 +68,7 @@ std::vector<DevicePlacement> parse_placements(const Fields& f, const char* key, 
   std::size_t i = 0;
   for (const auto& item : as_list(f.node(key), f.file(), f.field(key))) {
     const Fields pf(item, f.file(), f.field(key) + "[" + std::to_string(i++) + "]",
-                    {"model", "parent", "host_bridge", "count"});
+                    {"model", "parent", "host_bridge", "count", "lanes", "generation"});
     DevicePlacement p;
     p.model = pf.text("model");
     check_model(p.model, pf.where("model"), pf.field("model"));
@@ -64,6 +76,7 @@ std::vector<DevicePlacement> parse_placements(const Fields& f, const char* key, 
     p.at.where = pf.where("parent");
     if (pf.has("host_bridge")) p.at.host_bridge = static_cast<int>(pf.integer("host_bridge", 0, 1023));
     p.count = static_cast<int>(pf.integer_or("count", 1, 64, 1));
+    parse_link_width(pf, p.at);
     out.push_back(p);
   }
   return out;
@@ -164,13 +177,20 @@ NetworkDesign parse_network(const Fields& f, const hw::Catalog& catalog) {
   n.tech = f.text("tech");
   n.tech_where = f.where("tech");
   catalog.network(n.tech, n.tech_where, f.field("tech"));
-  n.fabric = parse_fabric_kind(f.has("fabric") ? f.choice("fabric", {"single", "fat-tree", "rail"}) : "single");
-  n.tiers = static_cast<int>(f.integer_or("tiers", 2, 3, 2));
+  if (f.has("fabric")) {
+    n.fabric = parse_fabric_kind(f.choice("fabric", {"single", "fat-tree", "rail"}));
+    n.fabric_from = {f.where("fabric"), f.field("fabric")};
+  }
+  if (f.has("tiers")) {
+    n.tiers = static_cast<int>(f.integer("tiers", 2, 3));
+    n.tiers_from = {f.where("tiers"), f.field("tiers")};
+  }
   if (f.has("oversubscription")) {
     n.oversubscription = f.number("oversubscription");
     if (!(n.oversubscription >= 1.0) || n.oversubscription > 64) {
       f.fail("oversubscription", "must be a ratio from 1 to 64 (down:up ports at the leaf)", "1 <= R <= 64");
     }
+    n.oversubscription_from = {f.where("oversubscription"), f.field("oversubscription")};
   }
   if (f.has("switch")) {
     n.switch_model = f.text("switch");
@@ -185,15 +205,19 @@ NetworkDesign parse_network(const Fields& f, const hw::Catalog& catalog) {
 ClusterSpec parse_cluster(const std::string& text, const std::string& file, const hw::Catalog& catalog) {
   const YAML::Node root = parse_yaml(text, file);
   if (!root || root.IsNull()) throw InputError({file, 1, 1}, "", "empty cluster file");
-  const Fields f(root, file, "", {"name", "description", "source", "nodes", "gpudirect", "p2p", "node", "network"});
+  const Fields f(
+      root, file, "",
+      {"name", "description", "source", "nodes", "gpudirect", "p2p", "p2p_patched_driver", "node", "network"});
   ClusterSpec c;
   c.file = file;
   c.name = f.text("name");
   c.description = f.text_or("description", "");
   c.source = f.text_or("source", "");
   c.nodes = f.integer_or("nodes", 1, kMaxNodes, 1);
+  if (f.has("nodes")) c.nodes_from = {f.where("nodes"), f.field("nodes")};
   c.gpudirect = f.flag_or("gpudirect", true);
   c.p2p = f.flag_or("p2p", true);
+  c.p2p_patched_driver = f.flag_or("p2p_patched_driver", false);
   const Fields nf(f.node("node"), file, "node",
                   {"gpu", "gpus", "cpu", "sockets", "host_memory_GB", "gpu_fabric", "nvswitch", "nvlink_mesh",
                    "pcie_switches", "gpu_parents", "nics", "storage"});
@@ -224,8 +248,8 @@ ClusterSpec parse_cluster(const std::string& text, const std::string& file, cons
   return c;
 }
 
-ClusterSpec load_cluster_file(const std::string& path, const hw::Catalog& catalog) {
-  return parse_cluster(read_text_file(path, "--cluster"), path, catalog);
+ClusterSpec load_cluster_file(const std::string& path, const hw::Catalog& catalog, const std::string& field) {
+  return parse_cluster(read_text_file(path, field), path, catalog);
 }
 
 std::vector<std::string> preset_names() {
@@ -252,30 +276,184 @@ ClusterSpec load_preset(const std::string& name, const hw::Catalog& catalog) {
                    join(names));
 }
 
+namespace {
+
+bool runs(const hw::NicSpec& nic, const hw::NetworkTech& net) {
+  return std::find(nic.families.begin(), nic.families.end(), net.family) != nic.families.end();
+}
+
+std::string gbps(Bandwidth b) {
+  const double v = in_Gbps(b);
+  std::string s = std::to_string(v);
+  s.erase(s.find_last_not_of('0') + 1);
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  return s + " Gb/s";
+}
+
+// 0..n-1 in bit-reversed order (0, 4, 2, 6, 1, 5, 3, 7 for eight): every prefix is spread
+// as evenly over the range as it can be.
+std::vector<std::size_t> spread_order(std::size_t n) {
+  int bits = 0;
+  while ((std::size_t{1} << bits) < n) ++bits;
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < (std::size_t{1} << bits); ++i) {
+    std::size_t r = 0;
+    for (int b = 0; b < bits; ++b) r |= ((i >> b) & 1u) << (bits - 1 - b);
+    if (r < n) out.push_back(r);
+  }
+  return out;
+}
+
+// The NIC slots of a design, one per NIC, in the order a vendor fills them: round-robin over
+// the sockets, then within a socket over its PCIe switches (at every level of the tree), so
+// that the first N are spread as evenly as the tree allows. Returns indices into `singles`.
+std::vector<std::size_t> vendor_order(const NodeDesign& n, const std::vector<DevicePlacement>& singles) {
+  std::map<std::string, std::string> parent_of;
+  for (const auto& sw : n.pcie_switches) parent_of[sw.name] = sw.parent;
+  // Each slot's path from the socket down to its parent: ["cpu1", "sw2", "sw2n0"].
+  struct Tree {
+    std::map<std::string, Tree> children;  // by name; std::map keeps the order deterministic
+    std::vector<std::string> child_order;  // in the order the design first lists them
+    std::vector<std::size_t> slots;
+  };
+  Tree root;
+  for (std::size_t i = 0; i < singles.size(); ++i) {
+    std::vector<std::string> path{singles[i].at.parent};
+    for (std::size_t guard = 0; guard <= n.pcie_switches.size(); ++guard) {
+      const auto it = parent_of.find(path.back());
+      if (it == parent_of.end()) break;
+      path.push_back(it->second);
+    }
+    Tree* t = &root;
+    for (auto it = path.rbegin(); it != path.rend(); ++it) {
+      if (!t->children.count(*it)) t->child_order.push_back(*it);
+      t = &t->children[*it];
+    }
+    t->slots.push_back(i);
+  }
+  // Round-robin merge: one from each child in turn, recursively. The children take their turns
+  // in bit-reversed order (0, 2, 1, 3 of four), so that the first few are spread evenly over
+  // the tree (two NICs of a socket with four switches go to the first and the third).
+  auto order = [](const auto& self, const Tree& t) -> std::vector<std::size_t> {
+    std::vector<std::vector<std::size_t>> parts;
+    if (!t.slots.empty()) parts.push_back(t.slots);
+    for (const auto i : spread_order(t.child_order.size())) {
+      parts.push_back(self(self, t.children.at(t.child_order[i])));
+    }
+    std::vector<std::size_t> out;
+    for (std::size_t k = 0;; ++k) {
+      bool any = false;
+      for (const auto& p : parts) {
+        if (k < p.size()) {
+          out.push_back(p[k]);
+          any = true;
+        }
+      }
+      if (!any) break;
+    }
+    return out;
+  };
+  // Slots directly under one parent are a single group: take them one at a time across parents.
+  return order(order, root);
+}
+
+void set_nics_per_node(ClusterSpec& spec, int count) {
+  std::vector<DevicePlacement> singles;
+  for (const auto& n : spec.node.nics) {
+    for (int i = 0; i < n.count; ++i) {
+      DevicePlacement one = n;
+      one.count = 1;
+      singles.push_back(one);
+    }
+  }
+  const int slots = static_cast<int>(singles.size());
+  if (count == slots) return;
+  const auto order = vendor_order(spec.node, singles);
+  std::vector<std::size_t> chosen;
+  for (int i = 0; i < count; ++i) chosen.push_back(order[static_cast<std::size_t>(i) % order.size()]);
+  std::stable_sort(chosen.begin(), chosen.end());  // NIC numbering follows the design's order
+  std::vector<DevicePlacement> out;
+  std::vector<std::string> parents;
+  for (const auto i : chosen) {
+    out.push_back(singles[i]);
+    if (std::find(parents.begin(), parents.end(), singles[i].at.parent) == parents.end()) {
+      parents.push_back(singles[i].at.parent);
+    }
+  }
+  spec.node.nics = out;
+  if (count < slots) {
+    spec.notes.push_back("--nics-per-node " + std::to_string(count) + ": " + std::to_string(count) +
+                         " of the design's " + std::to_string(slots) +
+                         " NIC slots, spread over sockets and PCIe switches (under " + join(parents) + ")");
+  } else if (count > 0) {
+    spec.notes.push_back("warning: --nics-per-node " + std::to_string(count) + ": the design has " +
+                         std::to_string(slots) + " NIC slots, so NICs share them (" +
+                         std::to_string((count + slots - 1) / slots) + " per slot at most, under " + join(parents) +
+                         ")");
+  }
+}
+
+}  // namespace
+
 void apply_overrides(ClusterSpec& spec, const ClusterOverrides& o, const hw::Catalog& catalog) {
   if (o.nodes) {
     if (*o.nodes < 1 || *o.nodes > kMaxNodes) {
       throw InputError({}, "--nodes", "got " + std::to_string(*o.nodes), "1 to " + std::to_string(kMaxNodes));
     }
     spec.nodes = *o.nodes;
+    spec.nodes_from = flag_origin("--nodes");
   }
+  const hw::NicSpec* forced_nic = o.nic ? &catalog.nic(*o.nic, {}, "--nic") : nullptr;
   if (o.network) {
     const auto& net = catalog.network(*o.network, {}, "--network");
     spec.network.tech = net.name;
     spec.network.tech_where = {};
+    if (!spec.network.switch_model.empty() && spec.network.switch_model != net.default_switch) {
+      spec.notes.push_back("--network " + net.name + ": switch " + spec.network.switch_model + " replaced by " +
+                           net.default_switch + ", the network's default switch");
+    }
     spec.network.switch_model.clear();  // the file's switch was chosen for its own network
-    // NICs that cannot run the new network's family are swapped for its default NIC.
-    for (auto& nic : spec.node.nics) {
-      const auto& spec_nic = catalog.nic(nic.model);
-      bool ok = false;
-      for (const auto& fam : spec_nic.families) ok = ok || fam == net.family;
-      if (!ok) nic.model = net.default_nic;
+    // Each network implies a NIC. A NIC that runs the network's family at its rate or faster is
+    // kept (a faster one runs at the network's rate); any other becomes the implied NIC.
+    if (!forced_nic) {
+      std::vector<std::string> swapped, capped;
+      for (auto& nic : spec.node.nics) {
+        const auto& have = catalog.nic(nic.model);
+        const std::string was = have.name + " (" + gbps(have.max_rate) + ")";
+        if (!runs(have, net) || have.max_rate < net.data_rate) {
+          if (std::find(swapped.begin(), swapped.end(), was) == swapped.end()) swapped.push_back(was);
+          nic.model = net.default_nic;
+        } else if (have.max_rate > net.data_rate) {
+          if (std::find(capped.begin(), capped.end(), was) == capped.end()) capped.push_back(was);
+        }
+      }
+      const auto& implied = catalog.nic(net.default_nic);
+      if (!swapped.empty()) {
+        spec.notes.push_back("warning: --network " + net.name + ": NIC " + join(swapped) + " replaced by " +
+                             implied.name + " (" + gbps(implied.max_rate) + "), the NIC " + net.name +
+                             " implies; --nic MODEL to choose another");
+      }
+      if (!capped.empty()) {
+        spec.notes.push_back("warning: --network " + net.name + ": NIC " + join(capped) + " kept, running at " +
+                             gbps(net.data_rate) + "; --nic " + implied.name + " for the NIC " + net.name + " implies");
+      }
+    }
+    if (!o.nics_per_node) {
+      int count = 0;
+      for (const auto& n : spec.node.nics) count += n.count;
+      spec.notes.push_back("--network " + net.name + " keeps the design's " + std::to_string(count) + " NIC" +
+                           (count == 1 ? "" : "s") +
+                           " per node (a network override keeps the NIC count; --nics-per-node N changes it)");
+    }
+    if (spec.nodes == 1) {
+      spec.notes.push_back("warning: --network " + net.name + " has no effect on one node (--nodes N to network " +
+                           "several)");
     }
   }
-  if (o.nic) {
-    const auto& nic = catalog.nic(*o.nic, {}, "--nic");
+  if (forced_nic) {
+    const auto& nic = *forced_nic;
     const auto& net = catalog.network(spec.network.tech, spec.network.tech_where, "network.tech");
-    if (std::find(nic.families.begin(), nic.families.end(), net.family) == nic.families.end()) {
+    if (!runs(nic, net)) {
       throw InputError({}, "--nic", "NIC '" + nic.name + "' cannot run network '" + net.name + "' (" + net.family + ")",
                        "a NIC whose families include " + net.family + ", e.g. " + net.default_nic);
     }
@@ -283,6 +461,13 @@ void apply_overrides(ClusterSpec& spec, const ClusterOverrides& o, const hw::Cat
       throw InputError({}, "--nic", "the node design lists no NIC slots to fill", "a cluster file with a nics: list");
     }
     for (auto& n : spec.node.nics) n.model = nic.name;
+    if (nic.max_rate > net.data_rate) {
+      spec.notes.push_back("warning: --nic " + nic.name + " (" + gbps(nic.max_rate) + ") runs at " +
+                           gbps(net.data_rate) + ", the rate of network " + net.name);
+    } else if (nic.max_rate < net.data_rate) {
+      spec.notes.push_back("warning: network " + net.name + " (" + gbps(net.data_rate) + ") runs at " +
+                           gbps(nic.max_rate) + ", the rate of --nic " + nic.name);
+    }
   }
   if (o.nics_per_node) {
     if (*o.nics_per_node < 0 || *o.nics_per_node > 64) {
@@ -292,32 +477,40 @@ void apply_overrides(ClusterSpec& spec, const ClusterOverrides& o, const hw::Cat
       throw InputError({}, "--nics-per-node", "the node design lists no NIC slots to fill",
                        "a cluster file with a nics: list");
     }
-    // Expand counts to single NICs, then keep the first N or reuse the slots cyclically.
-    std::vector<DevicePlacement> singles;
-    for (const auto& n : spec.node.nics) {
-      for (int i = 0; i < n.count; ++i) {
-        DevicePlacement one = n;
-        one.count = 1;
-        singles.push_back(one);
-      }
-    }
-    std::vector<DevicePlacement> out;
-    for (int i = 0; i < *o.nics_per_node; ++i) out.push_back(singles[static_cast<std::size_t>(i) % singles.size()]);
-    spec.node.nics = out;
+    set_nics_per_node(spec, *o.nics_per_node);
   }
-  if (o.fabric) spec.network.fabric = *o.fabric;
+  if (o.fabric) {
+    spec.network.fabric = *o.fabric;
+    spec.network.fabric_from = flag_origin("--fabric");
+  }
   if (o.tiers) {
     if (*o.tiers != 2 && *o.tiers != 3) throw InputError({}, "--tiers", "got " + std::to_string(*o.tiers), "2, 3");
     spec.network.tiers = *o.tiers;
+    spec.network.tiers_from = flag_origin("--tiers");
   }
   if (o.oversubscription) {
     if (!(*o.oversubscription >= 1.0) || *o.oversubscription > 64) {
       throw InputError({}, "--oversubscription", "must be a ratio from 1 to 64", "1 <= R <= 64");
     }
     spec.network.oversubscription = *o.oversubscription;
+    spec.network.oversubscription_from = flag_origin("--oversubscription");
   }
-  if (o.gpudirect) spec.gpudirect = *o.gpudirect;
-  if (o.p2p) spec.p2p = *o.p2p;
+  if (o.gpudirect) {
+    spec.gpudirect = *o.gpudirect;
+    const auto& net = catalog.network(spec.network.tech);
+    if (*o.gpudirect && net.transport == "tcp") {
+      spec.notes.push_back("warning: --gpudirect on is ignored: network " + net.name +
+                           " runs over TCP sockets, so data bounces through host memory");
+    }
+  }
+  if (o.p2p) {
+    spec.p2p = *o.p2p;
+    const auto& gpu = catalog.gpu(spec.node.gpu);
+    if (*o.p2p && !gpu.p2p_supported) {
+      spec.notes.push_back("warning: --p2p on is ignored: the driver refuses PCIe peer-to-peer on " + gpu.name +
+                           ", so copies between its GPUs stage through host memory");
+    }
+  }
 }
 
 }  // namespace gf::topo

@@ -26,9 +26,27 @@ struct PcieSwitchSpec {
   SourceLocation where;
 };
 
+// Where a setting came from: a command-line flag (where.file empty, field "--tiers") or a
+// field of a cluster file (field "network.tiers" at where). Errors found later, when the setting
+// is used, name it the way the user wrote it.
+struct Origin {
+  SourceLocation where;
+  std::string field;
+};
+
+inline Origin flag_origin(std::string flag) {
+  Origin o;
+  o.field = std::move(flag);
+  return o;
+}
+
 struct Attachment {  // a GPU, NIC or storage device's place in the PCIe tree
   std::string parent;
   std::optional<int> host_bridge;
+  // The link as it trained: a device in an x8 slot (or downtrained to x4, or to an older
+  // generation) runs at the lower of its own and these. Unset: the device's own link.
+  std::optional<int> lanes;
+  std::optional<int> generation;
   SourceLocation where;
 };
 
@@ -68,9 +86,15 @@ struct NodeDesign {
 struct NetworkDesign {
   std::string tech;
   SourceLocation tech_where;
+  // The fabric, when a file or flag chose one (fabric_from.field is then set). Otherwise the
+  // topology picks a single switch when the NIC ports fit, else the smallest non-blocking
+  // fat-tree that holds them, and writes its choice back here.
   FabricKind fabric = FabricKind::single;
-  int tiers = 2;
+  Origin fabric_from;
+  int tiers = 0;  // 0: the fewest tiers that hold the nodes
+  Origin tiers_from;
   double oversubscription = 1.0;
+  Origin oversubscription_from;
   std::string switch_model;  // empty: the network's default
   SourceLocation switch_where;
 };
@@ -81,10 +105,18 @@ struct ClusterSpec {
   std::string source;
   std::string file;
   long nodes = 1;
+  Origin nodes_from = flag_origin("--nodes");
   bool gpudirect = true;
   bool p2p = true;
+  // The GPUs' driver allows peer-to-peer although the stock driver refuses it for this GPU
+  // (GeForce with a patched kernel module): without it, p2p: true cannot enable PCIe P2P there.
+  bool p2p_patched_driver = false;
   NodeDesign node;
   NetworkDesign network;
+  // What the overrides and defaults did that the user may not expect (a NIC swapped for the
+  // one a network implies, a count kept, a fabric chosen), one sentence each, for the output's
+  // header. Warnings start with "warning: ".
+  std::vector<std::string> notes;
 };
 
 // Command-line overrides, applied on top of a description.

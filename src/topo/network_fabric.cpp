@@ -24,7 +24,8 @@ std::string fmt_ratio(double r) { return fmt::format("{:g}:1", r); }
 }  // namespace
 
 NetworkFabric::NetworkFabric(FabricKind kind, int tiers, double oversubscription, const hw::SwitchSpec& sw,
-                             const hw::NetworkTech& net, Bandwidth nic_rate, long nodes, int nics_per_node)
+                             const hw::NetworkTech& net, Bandwidth nic_rate, long nodes, int nics_per_node,
+                             const FabricOrigins& from)
     : nics_per_node_(nics_per_node) {
   shape_.kind = kind;
   shape_.radix = sw.radix;
@@ -47,19 +48,23 @@ NetworkFabric::NetworkFabric(FabricKind kind, int tiers, double oversubscription
   }
   if (kind == FabricKind::single) {
     if (e > k) {
-      throw InputError({}, "--fabric",
+      throw InputError(from.fabric.where, from.fabric.field,
                        "a single " + sw.name + " switch has " + std::to_string(k) + " ports, too few for " + what,
-                       "--fabric fat-tree or rail, fewer nodes, or a larger-radix switch");
+                       "fabric fat-tree or rail, fewer nodes, or a larger-radix switch");
     }
     shape_.tiers = 1;
     shape_.leaves = 1;
     shape_.down_ports = static_cast<int>(k);
     return;
   }
-  // Leaf ports split down:up = R:1.
+  // Leaf ports split down:up as close to R:1 as whole ports allow.
   const double r = oversubscription;
   long d = static_cast<long>(std::floor(static_cast<double>(k) * r / (r + 1.0)));
   d = std::clamp(d, 1L, k - 1);
+  if (d + 1 <= k - 1 && std::abs(static_cast<double>(d + 1) / static_cast<double>(k - d - 1) - r) <
+                            std::abs(static_cast<double>(d) / static_cast<double>(k - d) - r)) {
+    ++d;
+  }
   const long u = k - d;
   shape_.down_ports = static_cast<int>(d);
   shape_.up_ports = static_cast<int>(u);
@@ -74,15 +79,16 @@ NetworkFabric::NetworkFabric(FabricKind kind, int tiers, double oversubscription
     shape_.oversubscription = 1.0;
     return;
   }
+  if (tiers == 0) tiers = shape_.leaves <= k ? 2 : 3;
   if (tiers == 2) {
     // Every leaf has one link to each of u spines; a spine's k ports bound the leaf count.
     if (shape_.leaves > k) {
-      throw InputError({}, "--tiers",
+      throw InputError(from.tiers.where, from.tiers.field,
                        "a two-tier " + std::string(to_string(kind)) + " of radix-" + std::to_string(k) + " " + sw.name +
                            " switches holds at most " + std::to_string(k) + " leaves (" + std::to_string(k * d) +
                            " ports at oversubscription " + fmt_ratio(shape_.oversubscription) + "); " + what +
                            " need " + std::to_string(shape_.leaves),
-                       "--tiers 3, a higher --oversubscription, a larger-radix switch, or fewer nodes");
+                       "3 tiers, a higher oversubscription, a larger-radix switch, or fewer nodes");
     }
     // Only as many spines as the leaves' uplinks fill; each leaf spreads its u uplinks evenly.
     shape_.tiers = 2;
@@ -102,17 +108,17 @@ NetworkFabric::NetworkFabric(FabricKind kind, int tiers, double oversubscription
   shape_.core_links = half / shape_.cores_per_group;
   shape_.cores = u * shape_.cores_per_group;
   if (u > half) {
-    throw InputError({}, "--oversubscription", "a three-tier fabric needs at least as many leaf down-ports as up-ports",
-                     "R >= 1");
+    throw InputError(from.oversubscription.where, from.oversubscription.field,
+                     "a three-tier fabric needs at least as many leaf down-ports as up-ports", "R >= 1");
   }
   if (shape_.pods > k) {
-    throw InputError({}, "--nodes",
+    throw InputError(from.nodes.where, from.nodes.field,
                      "a three-tier " + std::string(to_string(kind)) + " of radix-" + std::to_string(k) + " " + sw.name +
                          " switches holds at most " + std::to_string(k) + " pods of " + std::to_string(half) +
                          " leaves (" + std::to_string(k * half * d) + " ports at oversubscription " +
                          fmt_ratio(shape_.oversubscription) + "); " + what + " need " + std::to_string(shape_.pods) +
                          " pods",
-                     "a larger-radix switch, a higher --oversubscription, or fewer nodes");
+                     "a larger-radix switch, a higher oversubscription, or fewer nodes");
   }
 }
 

@@ -29,11 +29,25 @@ struct FabricShape {
   double oversubscription = 1.0;  // leaf down:up ratio actually built
 };
 
+// Where the fabric's settings came from, so that an error names what the user wrote (a flag, or
+// a cluster file's field at its line), never a flag the user did not type.
+struct FabricOrigins {
+  Origin fabric = flag_origin("--fabric");
+  Origin tiers = flag_origin("--tiers");
+  Origin oversubscription = flag_origin("--oversubscription");
+  Origin nodes = flag_origin("--nodes");
+};
+
 class NetworkFabric {
 public:
   // Plans the fabric; throws InputError when the switch radix cannot hold the endpoints.
+  // tiers 0: the fewest tiers (2 or 3) that hold the endpoints.
   NetworkFabric(FabricKind kind, int tiers, double oversubscription, const hw::SwitchSpec& sw,
-                const hw::NetworkTech& net, Bandwidth nic_rate, long nodes, int nics_per_node);
+                const hw::NetworkTech& net, Bandwidth nic_rate, long nodes, int nics_per_node,
+                const FabricOrigins& from = {});
+
+  // Whether one switch of radix `radix` holds every endpoint.
+  static bool fits_one_switch(long nodes, int nics_per_node, int radix) { return nodes * nics_per_node <= radix; }
 
   // Adds switches and links to `g`. `nic_device(node, nic)` gives the NIC's device id.
   template <typename NicDevice>

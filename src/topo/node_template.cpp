@@ -52,7 +52,7 @@ NodeTemplate::NodeTemplate(const ClusterSpec& spec, const hw::Catalog& catalog) 
   const auto& gpu = catalog.gpu(n.gpu, n.gpu_where, "node.gpu");
   const auto& cpu = catalog.cpu(n.cpu, n.cpu_where, "node.cpu");
 
-  pcie_p2p_allowed_ = gpu.p2p_supported;
+  pcie_p2p_allowed_ = gpu.p2p_supported || spec.p2p_patched_driver;
   staging_efficiency_ = catalog.host_staging().efficiency;
 
   // Sockets and their memory.
@@ -75,9 +75,13 @@ NodeTemplate::NodeTemplate(const ClusterSpec& spec, const hw::Catalog& catalog) 
     }
     for (int s = 0; s < n.sockets; ++s) {
       for (int t = s + 1; t < n.sockets; ++t) {
+        // Device traffic (DMA to the other socket's memory, peer traffic) reaches only the link's
+        // device rate where the catalog gives one (QPI-era parts), not its CPU-to-CPU rate.
+        const Bandwidth achievable =
+            cpu.socket_link_device ? std::min(*cpu.socket_link_device, *cpu.socket_link) : *cpu.socket_link;
         const LinkId id =
             local_.add_duplex(cpu_[static_cast<std::size_t>(s)], cpu_[static_cast<std::size_t>(t)], *cpu.socket_link,
-                              *cpu.socket_link, cpu.socket_link_latency, cpu.socket_link_latency, LinkKind::socket, 0);
+                              achievable, cpu.socket_link_latency, cpu.socket_link_latency, LinkKind::socket, 0);
         socket_link_[static_cast<std::size_t>(s)][static_cast<std::size_t>(t)] = id;
         socket_link_[static_cast<std::size_t>(t)][static_cast<std::size_t>(s)] = id + 1;
       }
@@ -147,6 +151,15 @@ NodeTemplate::NodeTemplate(const ClusterSpec& spec, const hw::Catalog& catalog) 
     t.uplink = local_.add_duplex(child, pdev, line, cap, up, down, LinkKind::pcie, link.lanes);
     t.host_bridge = host_bridge ? *host_bridge : next_host_bridge++;
   };
+  // The link a device trained: the lower of its own width and generation and the slot's.
+  auto trained = [&](hw::PcieLink own, const Attachment& at, const std::string& field) {
+    if (at.generation) {
+      catalog.pcie(*at.generation, at.where, field + ".generation");
+      own.generation = std::min(own.generation, *at.generation);
+    }
+    if (at.lanes) own.lanes = std::min(own.lanes, *at.lanes);
+    return own;
+  };
   std::set<std::string> added;
   while (added.size() < n.pcie_switches.size()) {
     for (const auto& sw : n.pcie_switches) {
@@ -172,7 +185,8 @@ NodeTemplate::NodeTemplate(const ClusterSpec& spec, const hw::Catalog& catalog) 
     const auto& at = n.gpu_parents[static_cast<std::size_t>(i)];
     check_parent(at.parent, at.where, "node.gpu_parents[" + std::to_string(i) + "]");
     gpu_.push_back(add(DeviceKind::gpu, i, socket_of_parent(at.parent)));
-    attach(gpu_.back(), at.parent, at.host_bridge, gpu.pcie, false, 0);
+    attach(gpu_.back(), at.parent, at.host_bridge, trained(gpu.pcie, at, "node.gpu_parents[" + std::to_string(i) + "]"),
+           false, 0);
   }
 
   // NVLink.
@@ -255,7 +269,8 @@ NodeTemplate::NodeTemplate(const ClusterSpec& spec, const hw::Catalog& catalog) 
     const auto& nic = catalog.nic(p.model);
     for (int c = 0; c < p.count; ++c) {
       nic_.push_back(add(DeviceKind::nic, static_cast<int>(nic_.size()), socket_of_parent(p.at.parent)));
-      attach(nic_.back(), p.at.parent, p.at.host_bridge, nic.pcie, false, 0);
+      attach(nic_.back(), p.at.parent, p.at.host_bridge,
+             trained(nic.pcie, p.at, "node.nics[" + std::to_string(i) + "]"), false, 0);
     }
   }
   for (std::size_t i = 0; i < n.storage.size(); ++i) {
@@ -266,7 +281,8 @@ NodeTemplate::NodeTemplate(const ClusterSpec& spec, const hw::Catalog& catalog) 
       storage_.push_back(add(DeviceKind::storage, static_cast<int>(storage_.size()), socket_of_parent(p.at.parent)));
       // SATA and network storage have no PCIe link of their own; their controller path is
       // modelled as a Gen3 x4 attachment limited by the device's own rate.
-      const hw::PcieLink link = st.pcie ? *st.pcie : hw::PcieLink{3, 4};
+      const hw::PcieLink link =
+          trained(st.pcie ? *st.pcie : hw::PcieLink{3, 4}, p.at, "node.storage[" + std::to_string(i) + "]");
       attach(storage_.back(), p.at.parent, p.at.host_bridge, link, false, st.read.value());
       const LinkId up = tree_[storage_.back()].uplink;
       local_.mutable_link(up + 1).capacity = std::min(local_.link(up + 1).capacity, st.write);

@@ -1,6 +1,9 @@
 #include "topo/topology.hpp"
 
 #include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
 
 namespace gf::topo {
 
@@ -22,7 +25,7 @@ Topology::Topology(ClusterSpec spec, const hw::Catalog& catalog) : spec_(std::mo
   node_ = std::make_unique<NodeTemplate>(spec_, catalog);
   const long gpus = spec_.nodes * node_->gpus();
   if (gpus > kMaxGpus) {
-    throw InputError({}, "--nodes",
+    throw InputError(spec_.nodes_from.where, spec_.nodes_from.field,
                      std::to_string(spec_.nodes) + " nodes of " + std::to_string(node_->gpus()) + " GPUs make " +
                          std::to_string(gpus) + " GPUs, more than gpufabric builds",
                      "at most " + std::to_string(kMaxGpus) + " GPUs");
@@ -32,7 +35,8 @@ Topology::Topology(ClusterSpec spec, const hw::Catalog& catalog) : spec_(std::mo
       catalog.network_switch(spec_.network.switch_model.empty() ? network_.default_switch : spec_.network.switch_model,
                              spec_.network.switch_where, "network.switch");
   if (spec_.nodes > 1 && node_->nics() == 0) {
-    throw InputError({}, "--nodes", "the node design has no NICs, so its servers cannot be networked",
+    throw InputError(spec_.nodes_from.where, spec_.nodes_from.field,
+                     "the node design has no NICs, so its servers cannot be networked",
                      "--nodes 1, or a cluster file with nics:");
   }
   Bandwidth nic_rate(0);
@@ -46,10 +50,11 @@ Topology::Topology(ClusterSpec spec, const hw::Catalog& catalog) : spec_(std::mo
     nic_rate = i == 0 ? nic.max_rate : std::min(nic_rate, nic.max_rate);
     ll_protocols_ = ll_protocols_ && nic.ll_protocols;
   }
-  if (node_->nics() > 0) {
-    fabric_.emplace(spec_.network.fabric, spec_.network.tiers, spec_.network.oversubscription, switch_, network_,
-                    nic_rate, spec_.nodes, node_->nics());
-  }
+  // GPUDirect-TCPX(O) runs NCCL with NCCL_PROTO=Simple (Google's plugin configuration, as the
+  // dstack A3 High guide's TCPX job environment lists it): no LL or LL128 between nodes.
+  if (network_.transport == "tcpx") ll_protocols_ = false;
+  if (node_->nics() > 0) plan_fabric(nic_rate);
+  if (fabric_ && spec_.nodes > 1) warn_pcie_capped_nics();
   const std::size_t devices =
       static_cast<std::size_t>(spec_.nodes) * node_->devices_per_node() + (fabric_ ? fabric_->switch_count() : 0);
   const std::size_t links =
@@ -57,6 +62,93 @@ Topology::Topology(ClusterSpec spec, const hw::Catalog& catalog) : spec_(std::mo
   graph_.reserve(devices, links);
   for (long n = 0; n < spec_.nodes; ++n) node_->instantiate(graph_, static_cast<std::int32_t>(n));
   if (fabric_) fabric_->build(graph_, [this](long n, int r) { return nic(n, r); });
+}
+
+void Topology::plan_fabric(Bandwidth nic_rate) {
+  NetworkDesign& net = spec_.network;
+  FabricOrigins from;
+  from.nodes = spec_.nodes_from;
+  const bool chosen = !net.fabric_from.field.empty();
+  const bool shaped = !net.tiers_from.field.empty() || !net.oversubscription_from.field.empty();
+  const long ports = spec_.nodes * node_->nics();
+  const std::string port_text = std::to_string(ports) + " NIC ports";
+  if (!chosen) {
+    // The default: one switch when the ports fit, else the smallest non-blocking fat-tree. A
+    // tier count or oversubscription given without a fabric asks for a fat-tree.
+    net.fabric = !shaped && NetworkFabric::fits_one_switch(spec_.nodes, node_->nics(), switch_.radix)
+                     ? FabricKind::single
+                     : FabricKind::fat_tree;
+    from.fabric = flag_origin("network.fabric");
+  } else {
+    from.fabric = net.fabric_from;
+  }
+  if (!net.tiers_from.field.empty()) from.tiers = net.tiers_from;
+  if (!net.oversubscription_from.field.empty()) from.oversubscription = net.oversubscription_from;
+  if (spec_.nodes > 1 && net.fabric == FabricKind::single && !net.tiers_from.field.empty()) {
+    spec_.notes.push_back("warning: " + net.tiers_from.field + " is ignored: a single switch has one tier");
+  }
+  if (spec_.nodes > 1 && net.fabric == FabricKind::single && !net.oversubscription_from.field.empty()) {
+    spec_.notes.push_back("warning: " + net.oversubscription_from.field +
+                          " is ignored: a single switch is not oversubscribed");
+  }
+  fabric_.emplace(net.fabric, net.fabric == FabricKind::single ? 2 : net.tiers, net.oversubscription, switch_, network_,
+                  nic_rate, spec_.nodes, node_->nics(), from);
+  const FabricShape& s = fabric_->shape();
+  if (spec_.nodes <= 1) return;
+  if (!chosen) {
+    if (s.tiers <= 1) {
+      spec_.notes.push_back("fabric: one " + switch_.name + " switch (" + std::to_string(switch_.radix) +
+                            " ports) holds the " + port_text +
+                            " (default: a single switch when the ports fit, else the smallest non-blocking "
+                            "fat-tree; --fabric to choose)");
+    } else {
+      spec_.notes.push_back("fabric: " + std::to_string(s.tiers) + "-tier " +
+                            (s.oversubscription > 1.0 ? "" : std::string("non-blocking ")) + "fat-tree of " +
+                            switch_.name + " switches, the smallest that holds the " + port_text +
+                            " (default: a single switch when the ports fit; --fabric to choose)");
+    }
+  } else if (net.fabric != FabricKind::single && net.tiers == 0 && s.tiers >= 2) {
+    spec_.notes.push_back(std::string("fabric: ") + std::to_string(s.tiers) + " tiers, the fewest that hold the " +
+                          port_text + " (--tiers to choose)");
+  }
+  if (net.tiers != 0 && s.tiers != net.tiers && net.fabric != FabricKind::single) {
+    spec_.notes.push_back("warning: " + net.tiers_from.field + " " + std::to_string(net.tiers) + " is not built: the " +
+                          port_text + " fit on one leaf switch");
+  }
+  if (!net.oversubscription_from.field.empty() && net.fabric != FabricKind::single) {
+    if (s.tiers <= 1) {
+      spec_.notes.push_back("warning: " + net.oversubscription_from.field + " is ignored: the " + port_text +
+                            " fit on one leaf switch");
+    } else if (std::abs(s.oversubscription - net.oversubscription) > 1e-9) {
+      spec_.notes.push_back(
+          fmt::format("warning: {} {:g}:1 is built as {}:{} = {:.3g}:1, the nearest split of a "
+                      "radix-{} leaf",
+                      net.oversubscription_from.field, net.oversubscription, s.down_ports, s.up_ports,
+                      s.oversubscription, s.radix));
+    }
+  }
+  // The built fabric, so that reports read what was built rather than what was asked.
+  if (s.tiers >= 2) net.tiers = s.tiers;
+}
+
+void Topology::warn_pcie_capped_nics() {
+  // A NIC whose PCIe link (as it trained, under its parent) carries less than the network
+  // gives it runs at its PCIe rate: every route through it is capped there. Said once per model.
+  const Bandwidth net_rate = fabric_->nic_line_rate() * network_.efficiency;
+  std::vector<std::string> said;
+  int index = 0;
+  for (const auto& p : spec_.node.nics) {
+    for (int c = 0; c < p.count; ++c, ++index) {
+      const DeviceId nic = node_->nic(index);
+      const Bandwidth pcie = node_->to_memory(nic, node_->socket_of(nic)).bandwidth;
+      if (pcie >= net_rate || std::find(said.begin(), said.end(), p.model) != said.end()) continue;
+      said.push_back(p.model);
+      spec_.notes.push_back(
+          fmt::format("warning: NIC {}'s PCIe path carries {:.1f} GB/s, less than the {:.1f} GB/s "
+                      "network {} gives it: it runs at its PCIe rate",
+                      p.model, in_GBps(pcie), in_GBps(net_rate), network_.name));
+    }
+  }
 }
 
 DeviceId Topology::gpu(long global) const {
@@ -68,6 +160,7 @@ DeviceId Topology::nic(long node, int nic) const {
   return static_cast<DeviceId>(node) * node_->devices_per_node() + node_->nic(nic);
 }
 
+// GPUDirect-TCPX(O) ("tcpx") moves the payload between NIC and GPU memory too.
 bool Topology::gpudirect_active() const { return spec_.gpudirect && network_.transport != "tcp"; }
 
 void Topology::append_shifted(const std::vector<LinkId>& local, long node, std::vector<LinkId>& out) const {
@@ -82,7 +175,7 @@ Route Topology::shift(Route r, long node) const {
   return r;
 }
 
-Route Topology::route_gpus(long a, long b, int channel, bool ideal_ecmp) const {
+Route Topology::route_gpus(long a, long b, int channel, bool ideal_ecmp, bool gdr) const {
   const long g = node_->gpus();
   const long na = a / g;
   const long nb = b / g;
@@ -100,7 +193,7 @@ Route Topology::route_gpus(long a, long b, int channel, bool ideal_ecmp) const {
   const DeviceId gpu_b = node_->gpu(ib);
   const DeviceId nic_a = node_->nic(ra);
   const DeviceId nic_b = node_->nic(rb);
-  if (gpudirect_active()) {
+  if (gdr) {
     r.transport = Transport::gpudirect_rdma;
     append_shifted(node_->pcie_path(gpu_a, nic_a).links, na, r.links);
     r.ecmp_paths = route_network(na, ra, nb, rb, a, b, ideal_ecmp, r.links);

@@ -3,6 +3,8 @@
 // two GPUs, a GPU and host memory, or a GPU and a NIC.
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "hw/catalog.hpp"
 #include "topo/cluster_spec.hpp"
@@ -29,6 +31,9 @@ public:
   [[nodiscard]] const hw::CpuSpec& cpu_spec() const { return cpu_; }
   [[nodiscard]] const hw::NetworkTech& network() const { return network_; }
   [[nodiscard]] const hw::SwitchSpec& network_switch() const { return switch_; }
+  // What the overrides and defaults did that the user may not expect, one sentence each, for
+  // the header of every command's output; warnings start with "warning: ".
+  [[nodiscard]] const std::vector<std::string>& notes() const { return spec_.notes; }
 
   [[nodiscard]] long nodes() const { return spec_.nodes; }
   [[nodiscard]] int gpus_per_node() const { return node_->gpus(); }
@@ -40,7 +45,12 @@ public:
   [[nodiscard]] Route route_gpus(long a, long b) const { return route_gpus(a, b, 0); }
   // Between nodes, `channel` picks which of each GPU's nearest NICs carries the traffic
   // (channel 0 is nic_of_gpu), as NCCL spreads its channels over a GPU's NICs.
-  [[nodiscard]] Route route_gpus(long a, long b, int channel, bool ideal_ecmp = false) const;
+  [[nodiscard]] Route route_gpus(long a, long b, int channel, bool ideal_ecmp = false) const {
+    return route_gpus(a, b, channel, ideal_ecmp, gpudirect_active());
+  }
+  // `gdr` false: between servers the data is staged in host memory at both ends (no GPUDirect
+  // RDMA for this pair, as NCCL decides with NCCL_NET_GDR_LEVEL, or a TCP transport).
+  [[nodiscard]] Route route_gpus(long a, long b, int channel, bool ideal_ecmp, bool gdr) const;
   // GPU to/from host memory of socket `socket` in the same server.
   [[nodiscard]] Route route_gpu_to_memory(long gpu, int socket) const;
   [[nodiscard]] Route route_memory_to_gpu(int socket, long gpu) const;
@@ -54,6 +64,8 @@ public:
   [[nodiscard]] bool network_ll_protocols() const { return ll_protocols_; }
 
 private:
+  void plan_fabric(Bandwidth nic_rate);
+  void warn_pcie_capped_nics();
   [[nodiscard]] Route shift(Route r, long node) const;  // template ids -> node `node`
   int route_network(long na, int ra, long nb, int rb, long a, long b, bool ideal_ecmp, std::vector<LinkId>& out) const;
   void append_shifted(const std::vector<LinkId>& local, long node, std::vector<LinkId>& out) const;

@@ -20,7 +20,8 @@ constexpr double kLarge = 67108864.0;
 
 std::vector<CollectiveRow> parse_collective_rows(const std::string& text, const std::string& file) {
   const YAML::Node root = parse_yaml(text, file);
-  const Fields top(root, file, "", {"rows"});
+  const Fields top(root, file, "", {"set", "rows"});
+  const bool off_path = top.has("set") && top.choice("set", {"repository", "off-path"}) == "off-path";
   std::vector<CollectiveRow> rows;
   std::size_t i = 0;
   for (const auto& item : as_list(top.node("rows"), file, "rows")) {
@@ -45,6 +46,10 @@ std::vector<CollectiveRow> parse_collective_rows(const std::string& text, const 
                     "cuda_graph",
                     "gpus_per_process",
                     "nccl_version",
+                    "nccl_env",
+                    "transport",
+                    "network_actual",
+                    "stand_in",
                     "machine",
                     "calibration",
                     "excluded",
@@ -82,6 +87,25 @@ std::vector<CollectiveRow> parse_collective_rows(const std::string& text, const 
       f.fail("proto", "unknown protocol '" + r.proto + "'", "LL, LL128 or Simple");
     r.cuda_graph = f.flag_or("cuda_graph", false);
     r.gpus_per_process = static_cast<int>(f.integer_or("gpus_per_process", 1, 72, 1));
+    if (f.has("nccl_env")) {
+      const YAML::Node env = f.node("nccl_env");
+      if (!env.IsMap()) f.fail("nccl_env", "not a mapping", "a map of NCCL variables, e.g. {NCCL_P2P_DISABLE: \"1\"}");
+      for (const auto& kv : env) {
+        if (!kv.first.IsScalar() || !kv.second.IsScalar()) {
+          f.fail("nccl_env", "every key and value must be a plain string", "{NCCL_NAME: \"value\"}");
+        }
+        comm::apply_nccl_variable(r.nccl_env, kv.first.Scalar(), kv.second.Scalar(), location_of(kv.first, file),
+                                  f.field("nccl_env") + "." + kv.first.Scalar(), &r.nccl_env_ignored);
+      }
+      // NCCL_ALGO / NCCL_PROTO in the environment force the choice as algo: / proto: do.
+      if (r.algo.empty() && r.nccl_env.algo && comm::parse_algo(*r.nccl_env.algo)) r.algo = *r.nccl_env.algo;
+      if (r.proto.empty() && r.nccl_env.proto && comm::parse_proto(*r.nccl_env.proto)) r.proto = *r.nccl_env.proto;
+    }
+    r.transport = f.text_or("transport", "");
+    r.network_actual = f.text_or("network_actual", "");
+    r.stand_in = f.text_or("stand_in", "");
+    if (r.stand_in.empty() && !r.network_actual.empty()) r.stand_in = "network: " + r.network_actual;
+    r.off_path = off_path;
     r.machine = f.text_or("machine", "");
     r.calibration = f.flag_or("calibration", false);
     r.excluded = f.text_or("excluded", "");
@@ -121,7 +145,7 @@ CollectiveCheck check_row(const CollectiveRow& row, const hw::Catalog& catalog) 
   // The overrides come from the row's keys; at_row points errors at them.
   topo::apply_overrides(spec, o, catalog);
   const topo::Topology t(spec, catalog);
-  const comm::Communicator c(t, row.gpus);
+  const comm::Communicator c(t, row.gpus, row.nccl_env);
   comm::CollectiveRequest req;
   req.op = *comm::parse_op(row.op);
   req.size = row.size_bytes;
@@ -133,6 +157,8 @@ CollectiveCheck check_row(const CollectiveRow& row, const hw::Catalog& catalog) 
   CollectiveCheck chk;
   chk.row = row;
   chk.band = row.size_bytes <= kSmall ? "<=64KiB" : row.size_bytes >= kLarge ? ">=64MiB" : "64KiB-64MiB";
+  chk.network = t.network().name;
+  chk.nics_per_node = t.node().nics();
   chk.algorithm = comm::to_string(res.algo);
   chk.protocol = comm::to_string(res.proto);
   // Large messages are judged by bus bandwidth, small ones by time (what each is limited by);

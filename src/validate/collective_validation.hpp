@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "comm/nccl_config.hpp"
 #include "hw/catalog.hpp"
 #include "validate/machine.hpp"
 
@@ -29,7 +30,13 @@ struct CollectiveRow {
   std::string algo;
   std::string proto;
   bool cuda_graph = false;
-  int gpus_per_process = 1;  // nccl-tests -g
+  int gpus_per_process = 1;                   // nccl-tests -g
+  comm::NcclConfig nccl_env;                  // the NCCL_* variables the run set
+  std::vector<std::string> nccl_env_ignored;  // variables set that the model does not read
+  std::string transport;                      // what the source's NCCL log shows, when known
+  std::string network_actual;                 // the real network, where `network` is a stand-in
+  std::string stand_in;                       // what the preset or cluster file differs in from the measured machine
+  bool off_path = false;  // from a file of `set: off-path` (clouds, HPC centres, workstations beyond the core set)
   std::string machine;
   bool calibration = false;
   std::string excluded;  // why the row is left out of the error groups (its source calls the run faulty)
@@ -44,7 +51,9 @@ struct CollectiveCheck {
   std::string metric;   // "busbw" or "time"
   double measured = 0;  // GB/s or us
   double predicted = 0;
-  double error = 0;       // (predicted - measured) / measured
+  double error = 0;     // (predicted - measured) / measured
+  std::string network;  // what the row ran over (the preset's or the row's override)
+  int nics_per_node = 0;
   std::string algorithm;  // what the model chose
   std::string protocol;
 };

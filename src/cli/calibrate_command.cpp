@@ -1,0 +1,101 @@
+#include "cli/calibrate_command.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "calib/calibrate.hpp"
+#include "core/error.hpp"
+#include "core/yaml_fields.hpp"
+#include "report/table.hpp"
+#include "topo/topology.hpp"
+
+namespace gf::cli {
+
+void CalibrateOptions::add_to(CLI::App& app) {
+  cluster.add_to(app);
+  app.add_option("--log", logs,
+                 "An nccl-tests output file, as printed (FILE, or FILE:OP when the file does not say which "
+                 "collective it ran); repeatable")
+      ->required();
+  app.add_option("--gpus", gpus, "Ranks the logs ran with, spread evenly over the nodes (default: every GPU)");
+  app.add_option("--env", env, "NCCL environment of the runs, NAME=VALUE, repeatable (as for collective)");
+  app.add_option("-o,--output", output, "Write the calibration overlay (YAML) to this file");
+  app.add_option("--format", format, "table | json");
+}
+
+std::string CalibrateOptions::run() const {
+  if (format != "table" && format != "json") throw InputError({}, "--format", "got '" + format + "'", "table, json");
+  // Check the output can be written before fitting, so a typo does not cost the fit.
+  if (!output.empty()) {
+    std::ofstream probe(output, std::ios::app);
+    if (!probe) throw InputError({}, "-o", "cannot write '" + output + "'", "a writable file path");
+  }
+  comm::NcclConfig nccl;
+  std::vector<std::string> ignored;
+  for (const auto& e : env) comm::apply_nccl_assignment(nccl, e, &ignored);
+  std::vector<calib::NcclTestsLog> parsed;
+  for (const auto& spec : logs) {
+    std::string file = spec;
+    std::string op;
+    if (const auto colon = spec.rfind(':'); colon != std::string::npos && colon > 0) {
+      const std::string tail = spec.substr(colon + 1);
+      if (comm::parse_op(tail)) {
+        file = spec.substr(0, colon);
+        op = tail;
+      }
+    }
+    parsed.push_back(calib::parse_nccl_tests_log(read_text_file(file, "--log"), file, op));
+  }
+  const hw::Catalog catalog = cluster.load_catalog();
+  const topo::Topology topology(cluster.load_spec(catalog), catalog);
+  const long ranks = parse_whole("--gpus", gpus, 0, topo::kMaxGpus);
+  const auto result = calib::calibrate(topology, ranks, nccl, parsed, comm::nccl_params());
+  const std::string overlay = calib::calibration_yaml(result);
+  if (!output.empty()) {
+    std::ofstream out(output);
+    out << overlay;
+    if (!out) throw InputError({}, "-o", "could not write '" + output + "'", "a writable file path");
+  }
+  if (format == "json") {
+    nlohmann::json j;
+    j["cluster"] = result.cluster;
+    j["ranks"] = result.ranks;
+    for (const auto& p : result.parameters)
+      j["parameters"].push_back(
+          {{"name", p.name}, {"catalog", p.catalog}, {"fitted", p.fitted}, {"meaning", p.meaning}});
+    for (const auto& f : result.files) {
+      j["files"].push_back({{"file", f.file},
+                            {"op", f.op},
+                            {"rows", f.rows},
+                            {"time_mape_catalog", f.mape_catalog},
+                            {"time_mape_fitted", f.mape_fitted}});
+    }
+    j["overlay"] = overlay;
+    return j.dump(2) + "\n";
+  }
+  using A = report::TextTable::Align;
+  std::string out =
+      fmt::format("# calibration of {} ({} ranks on {} node{}), fitted to {} log{}\n", result.cluster, result.ranks,
+                  result.nodes, result.nodes == 1 ? "" : "s", parsed.size(), parsed.size() == 1 ? "" : "s");
+  report::TextTable params({"parameter", "catalog", "fitted", "change", "meaning"},
+                           {A::left, A::right, A::right, A::right, A::left});
+  for (const auto& p : result.parameters) {
+    params.add_row({p.name, fmt::format("{:.4g}", p.catalog), fmt::format("{:.4g}", p.fitted),
+                    p.catalog != 0 ? fmt::format("{:+.1f}%", 100.0 * (p.fitted / p.catalog - 1)) : "-", p.meaning});
+  }
+  out += params.render() + "\n";
+  report::TextTable files({"file", "op", "rows", "time error, catalog", "time error, fitted"},
+                          {A::left, A::left, A::right, A::right, A::right});
+  for (const auto& f : result.files) {
+    files.add_row({f.file, f.op, std::to_string(f.rows), fmt::format("{:.1f}%", 100 * f.mape_catalog),
+                   fmt::format("{:.1f}%", 100 * f.mape_fitted)});
+  }
+  out += files.render();
+  out +=
+      output.empty() ? "\n" + overlay : fmt::format("\n# overlay written to {} (use it with --calibration)\n", output);
+  return out;
+}
+
+}  // namespace gf::cli

@@ -1,0 +1,155 @@
+#include "comm/nccl_config.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+
+namespace gf::comm {
+
+namespace {
+
+std::string upper(std::string s) {
+  for (auto& ch : s) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+// NCCL's level names, and the old numeric form (0 LOC .. 5 SYS, ncclGetLevel's levelsOldToNew).
+std::optional<PathLevel> parse_level(const std::string& v) {
+  const std::string u = upper(v);
+  if (u == "LOC") return PathLevel::loc;
+  if (u == "NVL") return PathLevel::nvl;
+  if (u == "PIX") return PathLevel::pix;
+  if (u == "PXB") return PathLevel::pxb;
+  if (u == "PHB") return PathLevel::phb;
+  if (u == "SYS") return PathLevel::sys;
+  if (u.size() == 1 && u[0] >= '0' && u[0] <= '5') {
+    const PathLevel old[] = {PathLevel::loc, PathLevel::pix, PathLevel::pxb,
+                             PathLevel::phb, PathLevel::sys, PathLevel::sys};
+    return old[u[0] - '0'];
+  }
+  return std::nullopt;
+}
+
+long parse_int(const std::string& v, long lo, long hi, const SourceLocation& where, const std::string& field,
+               const std::string& name) {
+  long out = 0;
+  const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+  if (v.empty() || ec != std::errc() || p != v.data() + v.size() || out < lo || out > hi) {
+    throw InputError(where, field, fmt::format("{}={} is not a whole number from {} to {}", name, v, lo, hi),
+                     fmt::format("{}={}..{}", name, lo, hi));
+  }
+  return out;
+}
+
+bool parse_bool(const std::string& v, const SourceLocation& where, const std::string& field, const std::string& name) {
+  return parse_int(v, 0, 1, where, field, name) == 1;
+}
+
+}  // namespace
+
+const char* to_string(PathLevel l) {
+  switch (l) {
+    case PathLevel::loc: return "LOC";
+    case PathLevel::nvl: return "NVL";
+    case PathLevel::pix: return "PIX";
+    case PathLevel::pxb: return "PXB";
+    case PathLevel::phb: return "PHB";
+    case PathLevel::sys: return "SYS";
+  }
+  return "?";
+}
+
+PathLevel level_of(topo::PathType t) {
+  switch (t) {
+    case topo::PathType::self: return PathLevel::loc;
+    case topo::PathType::nvlink: return PathLevel::nvl;
+    case topo::PathType::pix: return PathLevel::pix;
+    case topo::PathType::pxb: return PathLevel::pxb;
+    case topo::PathType::phb:
+    case topo::PathType::node: return PathLevel::phb;
+    case topo::PathType::sys:
+    case topo::PathType::net: return PathLevel::sys;
+  }
+  return PathLevel::sys;
+}
+
+void apply_nccl_variable(NcclConfig& cfg, const std::string& name, const std::string& value,
+                         const SourceLocation& where, const std::string& field, std::vector<std::string>* ignored) {
+  auto level = [&]() {
+    const auto l = parse_level(value);
+    if (!l) {
+      throw InputError(where, field, fmt::format("{}={} is not a path level", name, value),
+                       "LOC, NVL, PIX, PXB, PHB, SYS (or 0-5)");
+    }
+    return *l;
+  };
+  if (name == "NCCL_P2P_LEVEL") {
+    cfg.p2p_level = level();
+  } else if (name == "NCCL_P2P_DISABLE") {
+    if (parse_bool(value, where, field, name)) cfg.p2p_level = PathLevel::loc;
+  } else if (name == "NCCL_NET_GDR_LEVEL") {
+    cfg.net_gdr_level = level();
+  } else if (name == "NCCL_IB_DISABLE") {
+    cfg.ib_disable = parse_bool(value, where, field, name);
+  } else if (name == "NCCL_SHM_DISABLE") {
+    cfg.shm_disable = parse_bool(value, where, field, name);
+  } else if (name == "NCCL_PXN_DISABLE") {
+    cfg.pxn_disable = parse_bool(value, where, field, name);
+  } else if (name == "NCCL_MIN_NCHANNELS" || name == "NCCL_MIN_NRINGS") {
+    cfg.min_channels = static_cast<int>(parse_int(value, 1, 64, where, field, name));
+  } else if (name == "NCCL_MAX_NCHANNELS" || name == "NCCL_MAX_NRINGS") {
+    cfg.max_channels = static_cast<int>(parse_int(value, 1, 64, where, field, name));
+  } else if (name == "NCCL_BUFFSIZE") {
+    cfg.buffsize = static_cast<double>(parse_int(value, 65536, 1L << 30, where, field, name));
+  } else if (name == "NCCL_SOCKET_NTHREADS") {
+    cfg.socket_nthreads = static_cast<int>(parse_int(value, 1, 16, where, field, name));
+  } else if (name == "NCCL_NSOCKS_PERTHREAD") {
+    cfg.nsocks_perthread = static_cast<int>(parse_int(value, 1, 64, where, field, name));
+  } else if (name == "NCCL_ALGO") {
+    cfg.algo = value;
+  } else if (name == "NCCL_PROTO") {
+    cfg.proto = value;
+  } else if (name.rfind("NCCL_", 0) == 0) {
+    if (ignored != nullptr) ignored->push_back(name);
+  } else {
+    throw InputError(where, field, fmt::format("'{}' is not an NCCL variable", name),
+                     "NCCL_P2P_LEVEL, NCCL_P2P_DISABLE, NCCL_NET_GDR_LEVEL, NCCL_IB_DISABLE, NCCL_SHM_DISABLE, "
+                     "NCCL_PXN_DISABLE, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS, NCCL_BUFFSIZE, NCCL_SOCKET_NTHREADS, "
+                     "NCCL_NSOCKS_PERTHREAD, NCCL_ALGO, NCCL_PROTO");
+  }
+  if (cfg.min_channels > 0 && cfg.max_channels > 0 && cfg.min_channels > cfg.max_channels) {
+    throw InputError(
+        where, field,
+        fmt::format("NCCL_MIN_NCHANNELS={} is above NCCL_MAX_NCHANNELS={}", cfg.min_channels, cfg.max_channels),
+        "NCCL_MIN_NCHANNELS <= NCCL_MAX_NCHANNELS");
+  }
+}
+
+void apply_nccl_assignment(NcclConfig& cfg, const std::string& assignment, std::vector<std::string>* ignored) {
+  const auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    throw InputError({}, "--env", "got '" + assignment + "'", "NAME=VALUE, e.g. NCCL_P2P_LEVEL=SYS");
+  }
+  apply_nccl_variable(cfg, assignment.substr(0, eq), assignment.substr(eq + 1), {}, "--env", ignored);
+}
+
+std::vector<std::string> NcclConfig::describe() const {
+  std::vector<std::string> out;
+  if (p2p_level) out.push_back(fmt::format("NCCL_P2P_LEVEL={}", to_string(*p2p_level)));
+  if (net_gdr_level) out.push_back(fmt::format("NCCL_NET_GDR_LEVEL={}", to_string(*net_gdr_level)));
+  if (ib_disable) out.emplace_back("NCCL_IB_DISABLE=1");
+  if (shm_disable) out.emplace_back("NCCL_SHM_DISABLE=1");
+  if (pxn_disable) out.emplace_back("NCCL_PXN_DISABLE=1");
+  if (min_channels > 0) out.push_back(fmt::format("NCCL_MIN_NCHANNELS={}", min_channels));
+  if (max_channels > 0) out.push_back(fmt::format("NCCL_MAX_NCHANNELS={}", max_channels));
+  if (buffsize > 0) out.push_back(fmt::format("NCCL_BUFFSIZE={}", static_cast<long>(buffsize)));
+  if (socket_nthreads > 0) out.push_back(fmt::format("NCCL_SOCKET_NTHREADS={}", socket_nthreads));
+  if (nsocks_perthread > 0) out.push_back(fmt::format("NCCL_NSOCKS_PERTHREAD={}", nsocks_perthread));
+  if (algo) out.push_back("NCCL_ALGO=" + *algo);
+  if (proto) out.push_back("NCCL_PROTO=" + *proto);
+  return out;
+}
+
+}  // namespace gf::comm

@@ -1,0 +1,48 @@
+#pragma once
+// The NCCL environment a collective runs under (NCCL_P2P_LEVEL, NCCL_NET_GDR_LEVEL,
+// NCCL_IB_DISABLE, NCCL_MIN_NCHANNELS, ...), as an explicit value: the model never reads the
+// process environment, so two settings can be compared in one process.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "topo/route.hpp"
+
+namespace gf::comm {
+
+// NCCL's path distances, in its order (src/graph/topo.h): a transport is allowed up to a level.
+enum class PathLevel { loc = 0, nvl = 1, pix = 2, pxb = 3, phb = 4, sys = 5 };
+const char* to_string(PathLevel l);
+// nvidia-smi's classes to NCCL's: NODE (across host bridges of one socket) is NCCL's PHB.
+PathLevel level_of(topo::PathType t);
+
+struct NcclConfig {
+  std::optional<PathLevel> p2p_level;      // NCCL_P2P_LEVEL (NCCL_P2P_DISABLE=1 is LOC); unset: NCCL's default
+  std::optional<PathLevel> net_gdr_level;  // NCCL_NET_GDR_LEVEL; unset: PXB
+  bool ib_disable = false;                 // NCCL_IB_DISABLE=1: sockets (TCP) between nodes
+  bool shm_disable = false;                // NCCL_SHM_DISABLE=1
+  bool pxn_disable = false;                // NCCL_PXN_DISABLE=1
+  int min_channels = 0;                    // NCCL_MIN_NCHANNELS (0: unset)
+  int max_channels = 0;                    // NCCL_MAX_NCHANNELS (0: unset)
+  double buffsize = 0;                     // NCCL_BUFFSIZE bytes (0: NCCL's 4 MiB)
+  int socket_nthreads = -1;                // NCCL_SOCKET_NTHREADS (-1: NCCL's default)
+  int nsocks_perthread = -1;               // NCCL_NSOCKS_PERTHREAD
+  std::optional<std::string> algo;         // NCCL_ALGO, as given
+  std::optional<std::string> proto;        // NCCL_PROTO, as given
+
+  // The variables that were set, as NAME=VALUE, for output headers.
+  [[nodiscard]] std::vector<std::string> describe() const;
+};
+
+// Applies one NAME=VALUE. Unknown NCCL_* names are ignored with a note in `ignored` (NCCL has
+// hundreds; only those that change the model are read); a bad value is an InputError at `where`
+// naming `field`.
+void apply_nccl_variable(NcclConfig& cfg, const std::string& name, const std::string& value,
+                         const SourceLocation& where, const std::string& field, std::vector<std::string>* ignored);
+
+// Parses "NAME=VALUE" (the --env option).
+void apply_nccl_assignment(NcclConfig& cfg, const std::string& assignment, std::vector<std::string>* ignored);
+
+}  // namespace gf::comm
