@@ -34,6 +34,7 @@ std::vector<CollectiveRow> parse_collective_rows(const std::string& text, const 
                     "network",
                     "nic",
                     "nics_per_node",
+                    "local_gpus",
                     "p2p",
                     "gpudirect",
                     "op",
@@ -66,6 +67,18 @@ std::vector<CollectiveRow> parse_collective_rows(const std::string& text, const 
     r.network = f.text_or("network", "");
     r.nic = f.text_or("nic", "");
     if (f.has("nics_per_node")) r.nics_per_node = static_cast<int>(f.integer("nics_per_node", 0, 64));
+    if (f.has("local_gpus")) {
+      r.local_gpus_where = f.where("local_gpus");
+      for (const auto& item : as_list(f.node("local_gpus"), file, f.field("local_gpus"))) {
+        int g = -1;
+        try {
+          g = item.as<int>();
+        } catch (const YAML::Exception&) {
+        }
+        if (g < 0 || g > 71) f.fail("local_gpus", "'" + item.Scalar() + "' is not a GPU index", "indices 0-71");
+        r.local_gpus.push_back(g);
+      }
+    }
     if (f.has("p2p")) r.p2p = f.flag("p2p");
     if (f.has("gpudirect")) r.gpudirect = f.flag("gpudirect");
     r.op = f.text("op");
@@ -145,7 +158,28 @@ CollectiveCheck check_row(const CollectiveRow& row, const hw::Catalog& catalog) 
   // The overrides come from the row's keys; at_row points errors at them.
   topo::apply_overrides(spec, o, catalog);
   const topo::Topology t(spec, catalog);
-  const comm::Communicator c(t, row.gpus, row.nccl_env);
+  std::vector<long> gpu_list;
+  if (!row.local_gpus.empty()) {
+    // The GPUs each node's run used (CUDA_VISIBLE_DEVICES), on every node.
+    for (long n = 0; n < row.nodes; ++n) {
+      for (const int g : row.local_gpus) {
+        if (g >= t.gpus_per_node()) {
+          throw row.origin.error(
+              "local_gpus", "GPU " + std::to_string(g) + " is not in a node of " + std::to_string(t.gpus_per_node()),
+              "indices below " + std::to_string(t.gpus_per_node()));
+        }
+        gpu_list.push_back(n * t.gpus_per_node() + g);
+      }
+    }
+  }
+  if (!gpu_list.empty() && static_cast<long>(gpu_list.size()) != row.gpus) {
+    throw row.origin.error("local_gpus",
+                           std::to_string(row.local_gpus.size()) + " GPUs per node on " + std::to_string(row.nodes) +
+                               " nodes are not the row's " + std::to_string(row.gpus) + " ranks",
+                           "gpus = nodes x the local_gpus listed");
+  }
+  const comm::Communicator c =
+      gpu_list.empty() ? comm::Communicator(t, row.gpus, row.nccl_env) : comm::Communicator(t, gpu_list, row.nccl_env);
   comm::CollectiveRequest req;
   req.op = *comm::parse_op(row.op);
   req.size = row.size_bytes;

@@ -20,6 +20,8 @@ struct CollectiveRow {
   std::string network;
   std::string nic;
   std::optional<int> nics_per_node;
+  std::vector<int> local_gpus;
+  SourceLocation local_gpus_where;  // the GPUs of each node the run used (CUDA_VISIBLE_DEVICES); empty: the first ones
   std::optional<bool> p2p;
   std::optional<bool> gpudirect;
   std::string op;
