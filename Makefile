@@ -2,10 +2,12 @@
 # packages first (as root), then configure and build with CMake + Ninja.
 BUILD ?= build
 ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 25
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 
-.PHONY: all deps build run test test-asan bench format clean
+.PHONY: all deps build run test test-asan fuzz bench format clean
 
 all: build
 
@@ -34,6 +36,11 @@ test-asan: deps
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS)
 
+# Every reader under libFuzzer (Clang, ASan + UBSan) for FUZZ_SECONDS each, seeded from data/
+# (run by CI; see fuzz/run.sh). A longer hunt: make fuzz FUZZ_SECONDS=600.
+fuzz: deps
+	FUZZ_BUILD=$(FUZZ_BUILD) FUZZ_JOBS=$(JOBS) fuzz/run.sh $(FUZZ_SECONDS)
+
 bench: build
 	./$(BUILD)/bench/gpufabric_bench
 
@@ -41,4 +48,4 @@ format:
 	clang-format -i $$(git ls-files '*.cpp' '*.hpp')
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -129,7 +129,7 @@ TEST(CollectiveValidation, AnUnknownForcedAlgorithmIsAnInputError) {
         gf::test::catalog());
   });
   EXPECT_NE(nic.find("n.yaml:2"), std::string::npos) << nic;
-  EXPECT_NE(nic.find("field 'nic'"), std::string::npos) << nic;
+  EXPECT_NE(nic.find("field 'rows[0].nic'"), std::string::npos) << nic;
   // NCCL_ALGO's spelling and the snake-case one name the same algorithm.
   EXPECT_EQ(comm::parse_algo("collnet_chain"), comm::parse_algo("CollNetChain"));
   EXPECT_EQ(comm::parse_algo("nvls_tree"), comm::Algo::nvls_tree);

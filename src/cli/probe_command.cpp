@@ -1,5 +1,8 @@
 #include "cli/probe_command.hpp"
 
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -32,6 +35,23 @@ std::set<std::string> parse_parts(const std::string& text) {
   return out;
 }
 
+// Fails now, before minutes of measuring, if `path` cannot be written; leaves no file behind.
+void check_writable(const std::string& path) {
+  std::error_code ec;
+  const bool existed = std::filesystem::exists(path, ec);
+  if (!ec && existed && std::filesystem::is_directory(path, ec)) {
+    throw InputError({}, "--save", "'" + path + "' is a directory", "a writable file path");
+  }
+  {
+    std::ofstream f(path, std::ios::app);
+    if (!f) {
+      const int err = errno;
+      throw InputError({}, "--save", "cannot write '" + path + "': " + std::strerror(err), "a writable file path");
+    }
+  }
+  if (!existed) std::filesystem::remove(path, ec);
+}
+
 void save_profile(const probe::Profile& p, const std::string& path) {
   std::ofstream f(path);
   if (!f) throw InputError({}, "--save", "cannot write '" + path + "'", "a writable file path");
@@ -48,8 +68,8 @@ void ProbeOptions::add_to(CLI::App& app) {
   app.add_flag("--mpi", mpi,
                "Under mpirun: point-to-point bandwidth and latency between ranks, MPI_Allreduce and NCCL busbw");
   app.add_option("--format", format, "table | json");
-  app.add_option("--save", save, "Write the profile (discovery and measurements) to this JSON file");
-  app.add_option("--load,--profile", load, "Read a saved profile instead of measuring");
+  save_option = app.add_option("--save", save, "Write the profile (discovery and measurements) to this JSON file");
+  load_option = app.add_option("--load,--profile", load, "Read a saved profile instead of measuring");
   app.add_option("--dir", dir, "Directory for the storage probe's temporary file (default: current directory)");
   app.add_option("--threads", threads, "Threads for the memory and decode probes (default: one per core)");
   app.add_option("--parts", parts, "Comma-separated subset to measure: memory, storage, decode, gpu (default: all)");
@@ -58,7 +78,13 @@ void ProbeOptions::add_to(CLI::App& app) {
 
 std::string ProbeOptions::run() const {
   if (format != "table" && format != "json") throw InputError({}, "--format", "got '" + format + "'", "table, json");
-  if (!load.empty() && mpi) throw InputError({}, "--mpi", "cannot measure and --load at once", "--mpi or --load");
+  const bool loading = !load.empty() || (load_option != nullptr && load_option->count() > 0);
+  if (loading && load.empty()) throw InputError({}, "--load", "empty file name", "a profile written by probe --save");
+  if (loading && mpi) throw InputError({}, "--mpi", "cannot measure and --load at once", "--mpi or --load");
+  const bool saving = !save.empty() || (save_option != nullptr && save_option->count() > 0);
+  if (saving && save.empty()) throw InputError({}, "--save", "empty file name", "a writable file path");
+  // Checked before the catalog and before measuring, which can take minutes.
+  if (saving) check_writable(save);
   probe::RunOptions o;
   o.quick = quick;
   o.directory = dir;
@@ -68,7 +94,7 @@ std::string ProbeOptions::run() const {
   const hw::Catalog catalog = load_catalog(catalog_dir);
 
   probe::Profile p;
-  if (!load.empty()) {
+  if (loading) {
     p = probe::profile_from_json(read_text_file(load, "--load"), load);
   } else if (mpi) {
     auto result = probe::run_mpi_probe(o);
@@ -77,7 +103,7 @@ std::string ProbeOptions::run() const {
   } else {
     p = probe::run_probe(o);
   }
-  if (!save.empty()) save_profile(p, save);
+  if (saving) save_profile(p, save);
 
   std::vector<probe::Expectation> expectations;
   if (compare) expectations = probe::compare(p, catalog);

@@ -19,6 +19,9 @@ struct ProbeOptions {
   std::string threads = "0";
   std::string parts;
   std::string catalog_dir;
+  // Set by add_to: tell `--load ''` or `--save ''` (refused) from no --load or --save.
+  CLI::Option* load_option = nullptr;
+  CLI::Option* save_option = nullptr;
 
   void add_to(CLI::App& app);
   // The text to print; empty on the MPI ranks other than 0.

@@ -1,5 +1,6 @@
 #include "core/yaml_fields.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -13,7 +14,65 @@ namespace {
 std::string n_to_string(double v) { return fmt::format("{:g}", v); }
 }  // namespace
 
+std::size_t invalid_utf8_at(std::string_view text) {
+  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+  const std::size_t n = text.size();
+  std::size_t i = 0;
+  while (i < n) {
+    const unsigned c = s[i];
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    std::size_t len = 0;
+    unsigned lo = 0x80;  // bounds of the second byte (narrower where overlong or surrogate forms start)
+    unsigned hi = 0xBF;
+    if (c >= 0xC2 && c <= 0xDF) {
+      len = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      len = 3;
+      if (c == 0xE0) lo = 0xA0;  // overlong
+      if (c == 0xED) hi = 0x9F;  // UTF-16 surrogates
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      len = 4;
+      if (c == 0xF0) lo = 0x90;  // overlong
+      if (c == 0xF4) hi = 0x8F;  // past U+10FFFF
+    } else {
+      return i;
+    }
+    if (i + len > n || s[i + 1] < lo || s[i + 1] > hi) return i;
+    for (std::size_t k = 2; k < len; ++k) {
+      if (s[i + k] < 0x80 || s[i + k] > 0xBF) return i;
+    }
+    i += len;
+  }
+  return std::string_view::npos;
+}
+
 YAML::Node parse_yaml(const std::string& text, const std::string& file) {
+  auto where = [&](std::size_t at) -> SourceLocation {
+    const int line =
+        1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+    const std::size_t line_start = at == 0 ? std::string::npos : text.rfind('\n', at - 1);
+    const std::size_t first = line_start == std::string::npos ? 0 : line_start + 1;
+    return {file, line, static_cast<int>(at - first) + 1};  // column in bytes
+  };
+  if (const std::size_t at = invalid_utf8_at(text); at != std::string_view::npos) {
+    throw InputError(where(at), "",
+                     fmt::format("byte 0x{:02x} is not valid UTF-8", static_cast<unsigned char>(text[at])),
+                     "UTF-8 text (save the file as UTF-8)");
+  }
+  // YAML allows no control characters but tab, line feed and carriage return (a NUL byte also
+  // derails yaml-cpp's reader into text that is not UTF-8).
+  const auto control = std::find_if(text.begin(), text.end(), [](char ch) {
+    const auto c = static_cast<unsigned char>(ch);
+    return (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f;
+  });
+  if (control != text.end()) {
+    throw InputError(where(static_cast<std::size_t>(control - text.begin())), "",
+                     fmt::format("control character 0x{:02x} in the text", static_cast<unsigned char>(*control)),
+                     "printable text, tabs and line breaks");
+  }
   try {
     return YAML::Load(text);
   } catch (const YAML::Exception& e) {
@@ -22,10 +81,21 @@ YAML::Node parse_yaml(const std::string& text, const std::string& file) {
 }
 
 std::string read_text_file(const std::string& path, const std::string& field) {
+  if (path.empty()) throw InputError({}, field, "empty file name", "a path to a readable file");
+  if (invalid_utf8_at(path) != std::string_view::npos) {
+    // The name is printed in messages and JSON output, which must be UTF-8.
+    throw InputError({}, field, "the file name is not valid UTF-8", "a path in UTF-8");
+  }
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) throw InputError({path, 0, 0}, field, "not a readable file");
+  const auto status = std::filesystem::status(path, ec);
+  if (ec) throw InputError({path, 0, 0}, field, "not a readable file: " + ec.message(), "a path to a readable file");
+  if (!std::filesystem::is_regular_file(status)) {
+    throw InputError({path, 0, 0}, field,
+                     std::filesystem::is_directory(status) ? "not a readable file: a directory" : "not a readable file",
+                     "a path to a readable file");
+  }
   std::ifstream in(path);
-  if (!in) throw InputError({path, 0, 0}, field, "cannot open file");
+  if (!in) throw InputError({path, 0, 0}, field, "cannot open file", "a path to a readable file");
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
@@ -44,6 +114,12 @@ Fields::Fields(const YAML::Node& map, std::string file, std::string path, std::i
   }
   std::vector<std::string> names(allowed.begin(), allowed.end());
   for (const auto& kv : map_) {
+    if (!kv.first.IsScalar()) {
+      // `[a, b]: 1` or `{a: 1}: 2` or `? : 1`: YAML allows such keys, no gpufabric input does.
+      throw InputError(location_of(kv.first, file_), path_,
+                       kv.first.IsNull() ? "a key is empty" : "a key must be a plain name, not a list or mapping",
+                       join(names));
+    }
     const std::string key = kv.first.as<std::string>();
     bool known = false;
     // "X_source" and "X_note" cite or explain field X beside it.
@@ -104,6 +180,21 @@ double Fields::positive(const char* key) const {
 
 double Fields::positive_or(const char* key, double fallback) const { return has(key) ? positive(key) : fallback; }
 
+double Fields::physical(const char* key, double scale, PhysicalRange range) const {
+  const double si = positive(key) * scale;
+  check_physical(key, si, scale, range);
+  return si;
+}
+
+void Fields::check_physical(const char* key, double converted, double scale, PhysicalRange range) const {
+  if (converted >= range.min && converted <= range.max) return;
+  const YAML::Node n = map_[key];
+  const std::string given = n && n.IsScalar() ? n.as<std::string>() : n_to_string(converted / scale);
+  fail(key, fmt::format("{} ({:g} {}) is outside the physically sensible range", given, converted, range.unit),
+       fmt::format("{:g} to {:g} here ({:g} to {:g} {})", range.min / scale, range.max / scale, range.min, range.max,
+                   range.unit));
+}
+
 double Fields::fraction(const char* key) const {
   const double v = number(key);
   if (!(v > 0 && v <= 1)) fail(key, "must be a fraction, got " + n_to_string(v), "0 < x <= 1");
@@ -148,6 +239,8 @@ std::vector<std::string> Fields::text_list(const char* key) const {
   }
   return out;
 }
+
+Fields Fields::nested(const char* key) const { return {Unchecked{}, node(key), file_, field(key)}; }
 
 std::vector<YAML::Node> as_list(const YAML::Node& node, const std::string& file, const std::string& field) {
   if (!node.IsSequence()) throw InputError(location_of(node, file), field, "expected a list");

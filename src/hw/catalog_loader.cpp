@@ -197,6 +197,67 @@ CpuSpec parse_cpu(const Fields& f) {
   return c;
 }
 
+// Physically sensible ranges, checked on the converted figures (so 1e300 GB/s, which overflows to
+// infinity, and 1e-300 GB/s, which makes every transfer take forever, are refused here).
+namespace range {
+using physical::bandwidth;
+using physical::latency;
+void check(const GpuSpec& g, const Fields& f) {
+  f.check_physical("memory_GB", g.memory.value(), 1e9, physical::size);
+  f.check_physical("memory_bandwidth_GBps", g.memory_bandwidth.value(), 1e9, bandwidth);
+  const Fields tf = f.nested("tflops_dense");
+  for (const auto& [p, v] : g.tflops_dense) tf.check_physical(p.c_str(), v * 1e12, 1e12, physical::flop_rate);
+  if (g.nvlink && g.nvlink->link_rate) {
+    const Fields nf = f.nested("nvlink");
+    nf.check_physical("link_GBps", g.nvlink->link_rate->value(), 1e9, bandwidth);
+  }
+  f.check_physical("tdp_W", g.tdp.value(), 1, physical::power);
+}
+void check(const PcieGeneration& p, const Fields& f) {
+  f.check_physical("transfer_rate_GTps", p.transfer_rate_GTps * 1e9, 1e9, physical::frequency);
+  f.check_physical("lane_GBps", p.lane_rate.value(), 1e9, bandwidth);
+  f.check_physical("hop_latency_ns", p.hop_latency.value(), 1e-9, latency);
+  f.check_physical("switch_latency_ns", p.switch_latency.value(), 1e-9, latency);
+}
+void check(const NvlinkGeneration& n, const Fields& f) {
+  f.check_physical("link_GBps", n.link_rate.value(), 1e9, bandwidth);
+  f.check_physical("hop_latency_ns", n.hop_latency.value(), 1e-9, latency);
+}
+void check(const NvswitchGeneration& n, const Fields& f) {
+  f.check_physical("latency_ns", n.latency.value(), 1e-9, latency);
+}
+void check(const NetworkTech& n, const Fields& f) {
+  f.check_physical("line_rate_Gbps", n.line_rate_Gbps * 1e9 / 8, 1e9 / 8, bandwidth);
+  f.check_physical("data_rate_Gbps", n.data_rate.value(), 1e9 / 8, bandwidth);
+  f.check_physical("endpoint_latency_us", n.endpoint_latency.value(), 1e-6, latency);
+}
+void check(const NicSpec& n, const Fields& f) {
+  f.check_physical("max_rate_Gbps", n.max_rate.value(), 1e9 / 8, bandwidth);
+  if (f.has("latency_ns")) f.check_physical("latency_ns", n.latency.value(), 1e-9, latency);
+}
+void check(const SwitchSpec& s, const Fields& f) {
+  f.check_physical("port_rate_Gbps", s.port_rate.value(), 1e9 / 8, bandwidth);
+  f.check_physical("latency_ns", s.latency.value(), 1e-9, latency);
+}
+void check(const StorageSpec& s, const Fields& f) {
+  f.check_physical("read_GBps", s.read.value(), 1e9, bandwidth);
+  f.check_physical("write_GBps", s.write.value(), 1e9, bandwidth);
+  f.check_physical("latency_us", s.latency.value(), 1e-6, latency);
+}
+void check(const CpuSpec& c, const Fields& f) {
+  const Fields mf = f.nested("memory");
+  mf.check_physical("mts", c.memory_mts * 1e6, 1e6, physical::frequency);
+  f.check_physical("memory_bandwidth_GBps", c.memory_bandwidth.value(), 1e9, bandwidth);
+  if (c.socket_link) {
+    const Fields sf = f.nested("socket_link");
+    sf.check_physical("bandwidth_GBps", c.socket_link->value(), 1e9, bandwidth);
+  }
+  if (f.has("socket_link_latency_ns")) {
+    f.check_physical("socket_link_latency_ns", c.socket_link_latency.value(), 1e-9, latency);
+  }
+}
+}  // namespace range
+
 std::string fmt_key(int generation) { return "gen" + std::to_string(generation); }
 std::string fmt_key(const std::string& name) { return name; }
 
@@ -210,6 +271,7 @@ void load_section(const YAML::Node& root, const char* section, const std::string
   for (const auto& item : as_list(list, file, section)) {
     const Fields f(item, file, entry_path(section, item, index++), keys);
     Spec spec = parse(f);
+    range::check(spec, f);
     Key key;
     if constexpr (std::is_same_v<Key, int>) {
       key = spec.generation;

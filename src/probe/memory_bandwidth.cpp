@@ -18,6 +18,7 @@ namespace gf::probe {
 namespace {
 
 constexpr double kMiB = 1048576.0;
+constexpr double kStreamArrays = 3;  // a, b and c
 constexpr double kMinArray = 256 * kMiB;
 constexpr double kTriadScalar = 3.0;  // STREAM's scalar
 
@@ -178,7 +179,8 @@ void core_cpusets(hwloc_topology_t topo, hwloc_const_cpuset_t set, CoreSets& out
 
 Bytes stream_array_size(Bytes llc, Bytes available) {
   double size = std::max(kMinArray, 4 * llc.value());
-  if (available.value() > 0) size = std::min(size, available.value() / 6);
+  // The three arrays together take at most a sixth of what is available.
+  if (available.value() > 0) size = std::min(size, available.value() / (6 * kStreamArrays));
   const double granule = 2 * kMiB;
   return Bytes(std::max(granule, std::floor(size / granule) * granule));
 }

@@ -21,8 +21,9 @@ struct MemoryOptions {
 // else one for the whole machine (numa_node = -1).
 std::vector<MemoryResult> measure_memory(const MemoryOptions& options, const HwlocTopology& topology);
 
-// STREAM's rule, bounded: max(256 MiB, 4 x llc) per array, at most a sixth of `available` for the
-// three (so the probe never pushes the machine into swap), rounded down to 2 MiB.
+// STREAM's rule, bounded: max(256 MiB, 4 x llc) per array, the three arrays together at most a
+// sixth of `available` (so the probe never pushes the machine into swap; each array is at most an
+// eighteenth), rounded down to 2 MiB.
 Bytes stream_array_size(Bytes llc, Bytes available);
 
 }  // namespace gf::probe

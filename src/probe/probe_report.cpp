@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "report/table.hpp"
 
@@ -72,23 +73,21 @@ void collective_line(const char* what, const CollectiveResult& c, std::string& o
 void gpu_text(const GpuResults& g, std::string& out) {
   if (g.copies.empty() && g.peers.empty() && !g.nccl) out += "\nGPU:\n";
   if (!g.copies.empty()) {
-    std::vector<double> sizes;
+    std::set<double> sizes;
     for (const auto& c : g.copies) {
-      for (const auto& p : c.points) {
-        if (std::find(sizes.begin(), sizes.end(), p.size.value()) == sizes.end()) sizes.push_back(p.size.value());
-      }
+      for (const auto& p : c.points) sizes.insert(p.size.value());
     }
-    std::sort(sizes.begin(), sizes.end());
     std::vector<std::string> head = {"GPU", "copy", "memory"};
     std::vector<TextTable::Align> align = {R, L, L};
     for (double s : sizes) head.push_back(size_text(s)), align.push_back(R);
     TextTable t(head, align);
     for (const auto& c : g.copies) {
       std::vector<std::string> row = {std::to_string(c.gpu), c.direction, c.memory};
+      std::map<double, const CopyPoint*> at;  // the first point of each size, as a search would find
+      for (const auto& p : c.points) at.emplace(p.size.value(), &p);
       for (double s : sizes) {
-        const auto it =
-            std::find_if(c.points.begin(), c.points.end(), [&](const CopyPoint& p) { return p.size.value() == s; });
-        row.push_back(it == c.points.end() ? "-" : f2(in_GBps(it->bandwidth)));
+        const auto it = at.find(s);
+        row.push_back(it == at.end() ? "-" : f2(in_GBps(it->second->bandwidth)));
       }
       t.add_row(row);
     }
@@ -101,6 +100,8 @@ void gpu_text(const GpuResults& g, std::string& out) {
     std::vector<TextTable::Align> align = {L};
     for (int i = 0; i < n; ++i) head.push_back("GPU" + std::to_string(i)), align.push_back(R);
     TextTable t(head, align);
+    std::map<std::pair<int, int>, const PeerCopy*> at;  // the first copy of each pair
+    for (const auto& p : g.peers) at.emplace(std::pair{p.src, p.dst}, &p);
     for (int s = 0; s < n; ++s) {
       std::vector<std::string> row = {"GPU" + std::to_string(s)};
       for (int d = 0; d < n; ++d) {
@@ -108,9 +109,8 @@ void gpu_text(const GpuResults& g, std::string& out) {
           row.push_back("X");
           continue;
         }
-        const auto it =
-            std::find_if(g.peers.begin(), g.peers.end(), [&](const PeerCopy& p) { return p.src == s && p.dst == d; });
-        row.push_back(it == g.peers.end() ? "-" : f1(in_GBps(it->bandwidth)) + (it->peer_access ? "" : "*"));
+        const auto it = at.find({s, d});
+        row.push_back(it == at.end() ? "-" : f1(in_GBps(it->second->bandwidth)) + (it->second->peer_access ? "" : "*"));
       }
       t.add_row(row);
     }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 
 #include "core/error.hpp"
 
@@ -15,6 +16,10 @@ using nlohmann::json;
 namespace {
 
 constexpr const char* kSchema = "gpufabric-probe";
+constexpr int kMaxWhole = 1000000000;
+// GPUs one host's profile may describe: more than any server holds, and few enough that the
+// peer matrix over them stays small.
+constexpr int kMaxGpus = 256;
 
 std::string hex4(unsigned v) { return fmt::format("{:04x}", v); }
 
@@ -55,12 +60,32 @@ public:
     if (!has(key)) return std::nullopt;
     return number(key, min);
   }
-  [[nodiscard]] int integer(const char* key, int min = 0) const {
+  [[nodiscard]] int integer(const char* key, int min = 0, int max = kMaxWhole) const {
     const json& v = need(key);
     if (!v.is_number_integer()) fail(key, "expected a whole number, got " + v.dump(), "a whole number");
-    const auto i = v.get<long long>();
-    if (i < min || i > 1000000000) fail(key, fmt::format("got {}", i), fmt::format("a whole number >= {}", min));
+    // Read as JSON holds it: an unsigned 64-bit value read as signed would be reported as -1.
+    std::int64_t i = 0;
+    bool ok = true;
+    if (v.is_number_unsigned()) {
+      const auto u = v.get<std::uint64_t>();
+      ok = u <= static_cast<std::uint64_t>(max);
+      if (ok) i = static_cast<std::int64_t>(u);
+    } else {
+      i = v.get<std::int64_t>();
+    }
+    if (!ok || i < min || i > max) fail(key, "got " + v.dump(), fmt::format("a whole number from {} to {}", min, max));
     return static_cast<int>(i);
+  }
+  // An index into `count` things (the profile's GPUs, the job's ranks).
+  [[nodiscard]] int index(const char* key, int count, const char* what) const {
+    const int i = integer(key, 0, kMaxWhole);
+    if (i >= count) {
+      fail(key,
+           fmt::format("{} {} is not among the profile's {} {}", what == std::string("GPUs") ? "GPU" : "rank", i, count,
+                       what),
+           count == 0 ? std::string("no entry: the profile lists none") : fmt::format("0 to {}", count - 1));
+    }
+    return i;
   }
   [[nodiscard]] std::string text(const char* key) const {
     const json& v = need(key);
@@ -142,6 +167,14 @@ CollectiveResult read_collective(const Reader& r) {
   c.algbw = gigabytes_per_second(r.number("algbw_GBps"));
   c.busbw = gigabytes_per_second(r.number("busbw_GBps"));
   return c;
+}
+
+// The GPUs a profile knows: those discovery listed and those it measured copies on.
+int profile_gpu_count(const Discovery& d, const GpuResults& g) {
+  int n = static_cast<int>(d.gpus.size());
+  for (const auto& x : d.gpus) n = std::max(n, x.index + 1);
+  for (const auto& c : g.copies) n = std::max(n, c.gpu + 1);
+  return n;
 }
 
 }  // namespace
@@ -273,6 +306,10 @@ Profile profile_from_json(const std::string& text, const std::string& file) {
     const auto upto = std::min<std::size_t>(e.byte, text.size());
     const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(upto), '\n'));
     throw InputError({file, line, 0}, "", "not valid JSON", "a profile written by gpufabric probe --save");
+  } catch (const json::exception& e) {
+    // Valid syntax that nlohmann cannot hold: a number beyond a double's range (1e3080).
+    throw InputError({file, 0, 0}, "", std::string("not a readable profile: ") + e.what(),
+                     "a profile written by gpufabric probe --save");
   }
   const Reader r(j, file, "");
   if (!r.has("schema") || r.text("schema") != kSchema) {
@@ -313,7 +350,7 @@ Profile profile_from_json(const std::string& text, const std::string& file) {
   });
   d.each("gpus", [&](const Reader& x) {
     GpuInfo g;
-    g.index = x.integer("index");
+    g.index = x.integer("index", 0, kMaxGpus - 1);
     g.name = x.text("name");
     g.pci_address = x.text("pci_address");
     g.pcie = read_pcie(x.object("pcie"));
@@ -381,7 +418,7 @@ Profile profile_from_json(const std::string& text, const std::string& file) {
     GpuResults g;
     x.each("copies", [&](const Reader& c) {
       CopyCurve cc;
-      cc.gpu = c.integer("gpu");
+      cc.gpu = c.integer("gpu", 0, kMaxGpus - 1);
       cc.pci_address = c.text("pci_address");
       cc.direction = c.text("direction");
       if (cc.direction != "h2d" && cc.direction != "d2h" && cc.direction != "d2d") {
@@ -393,9 +430,12 @@ Profile profile_from_json(const std::string& text, const std::string& file) {
       });
       g.copies.push_back(cc);
     });
+    // Peer copies index the profile's GPUs; the report draws a matrix over them, so an index
+    // outside them would make it as large as the index.
+    const int gpus = profile_gpu_count(dd, g);
     x.each("peers", [&](const Reader& c) {
-      g.peers.push_back(
-          {c.integer("src"), c.integer("dst"), c.boolean("peer_access"), gigabytes_per_second(c.number("GBps"))});
+      g.peers.push_back({c.index("src", gpus, "GPUs"), c.index("dst", gpus, "GPUs"), c.boolean("peer_access"),
+                         gigabytes_per_second(c.number("GBps"))});
     });
     if (x.has("nccl")) g.nccl = read_collective(x.object("nccl"));
     g.notes = x.strings("notes");

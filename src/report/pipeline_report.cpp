@@ -11,11 +11,13 @@ namespace gf::report {
 
 namespace {
 
-// Samples per second with an SI suffix once they run long (an H2D copy of a 4-byte loss can do
-// billions per second; the digits would only hide the stages that matter).
+// Samples per second with an SI suffix once they run long. A stage that could pass more than a
+// billion samples per second (a D2H copy of a 4-byte loss per batch, modelled as bytes over a
+// PCIe link) is never what limits a node; "6532.7G" would read as a figure to trust, so the
+// table says only that it is beyond a billion (JSON keeps the number).
 std::string samples(double v) {
   if (!std::isfinite(v)) return "-";
-  if (v >= 1e9) return fmt::format("{:.1f}G", v / 1e9);
+  if (v >= 1e9) return "> 1G";
   if (v >= 1e6) return fmt::format("{:.1f}M", v / 1e6);
   if (v >= 1e5) return fmt::format("{:.0f}k", v / 1e3);
   return fixed(v, v < 100 ? 1 : 0);
@@ -58,7 +60,8 @@ std::string pipeline_table(const PipelineReport& rep) {
   out +=
       "\nalone: the stage by itself with every GPU of the node pulling at once; loaded: with every stage moving data "
       "at the same time (shared PCIe, DRAM and NIC links split max-min). Utilisation = steady state / loaded. "
-      "per GPU now: bytes each GPU's stage moves at the steady state; max: running alone.\n";
+      "per GPU now: bytes each GPU's stage moves at the steady state; max: running alone. > 1G: more than a billion "
+      "samples/s, never the limit.\n";
   return out;
 }
 

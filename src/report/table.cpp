@@ -1,6 +1,7 @@
 #include "report/table.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -43,5 +44,20 @@ std::string TextTable::render(int indent) const {
 }
 
 std::string fixed(double v, int decimals) { return fmt::format("{:.{}f}", v, decimals); }
+
+std::string human_duration(double seconds) {
+  if (!std::isfinite(seconds)) return "-";
+  const double s = seconds;
+  auto three = [](double v, const char* unit) {  // three significant digits
+    return fmt::format("{:.{}f} {}", v, v < 10 ? 2 : v < 100 ? 1 : 0, unit);
+  };
+  if (s < 1e-6) return three(s * 1e9, "ns");
+  if (s < 1e-3) return three(s * 1e6, "us");
+  if (s < 1) return three(s * 1e3, "ms");
+  if (s < 60) return three(s, "s");
+  if (s < 3600) return three(s / 60, "min");
+  if (s < 86400) return three(s / 3600, "h");
+  return three(s / 86400, "days");
+}
 
 }  // namespace gf::report

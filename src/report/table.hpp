@@ -24,4 +24,8 @@ private:
 // Fixed-point number without trailing noise, e.g. 375.75 -> "375.8" with one decimal.
 std::string fixed(double v, int decimals);
 
+// A duration in the unit a person reads it in, for summaries beside a column that keeps µs as
+// nccl-tests does: "850 ns", "12.5 us", "3.20 ms", "4.75 s", "12.3 min", "5.2 h", "3.1 days".
+std::string human_duration(double seconds);
+
 }  // namespace gf::report

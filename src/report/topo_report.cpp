@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
@@ -18,14 +21,27 @@ namespace {
 std::string gbps(Bandwidth b) { return fixed(in_GBps(b), 2); }
 std::string us(Seconds s) { return fixed(in_us(s), 2); }
 
+// The ratio built, as down:up ports per leaf; when the switch's radix cannot split its ports at
+// the ratio asked for, both, so that `--oversubscription 8` on 64 ports does not silently read 7:1.
+std::string oversubscription_words(const topo::FabricShape& s, double requested) {
+  std::string out = fmt::format("{:.3g}:1", s.oversubscription);
+  if (s.up_ports > 0 && std::fabs(s.oversubscription - requested) > 1e-9 * requested) {
+    out += fmt::format(
+        " ({} down : {} up ports per leaf; {:g}:1 requested, the closest split of {} ports that is "
+        "not more oversubscribed)",
+        s.down_ports, s.up_ports, requested, s.radix);
+  }
+  return out;
+}
+
 std::string fabric_words(const Topology& t) {
   const auto* f = t.fabric();
   if (f == nullptr) return "no network";
   const auto& s = f->shape();
   if (s.tiers <= 1) return "one " + t.network_switch().name + " switch";
   std::string kind = s.kind == topo::FabricKind::rail ? "rail-optimized" : "fat-tree";
-  return fmt::format("{}-tier {} of {} (radix {}), oversubscription {:g}:1", s.tiers, kind, t.network_switch().name,
-                     s.radix, s.oversubscription);
+  return fmt::format("{}-tier {} of {} (radix {}), oversubscription {}", s.tiers, kind, t.network_switch().name,
+                     s.radix, oversubscription_words(s, t.spec().network.oversubscription));
 }
 
 std::string header(const Topology& t) {
@@ -141,12 +157,33 @@ std::string host_table(const Topology& t) {
   return table.render(1);
 }
 
+// The path a GPU's network traffic takes to its NIC: direct over PCIe with GPUDirect RDMA, else
+// staged through a bounce buffer in host memory (GPU -> memory, then memory -> NIC), which is
+// what inter-node routes model too.
+Route gpu_to_nic_path(const Topology& t, int gpu, int nic) {
+  Route direct = t.route_gpu_to_nic(gpu, nic);
+  if (t.gpudirect_active()) {
+    direct.transport = topo::Transport::gpudirect_rdma;
+    return direct;
+  }
+  const auto& node = t.node();
+  const int socket = node.socket_of(node.gpu(gpu));
+  const Route down = node.to_memory(node.gpu(gpu), socket);
+  const Route up = node.from_memory(socket, node.nic(nic));
+  Route r = direct;  // keep the PCIe relationship (PIX, PXB, ...) nvidia-smi shows
+  r.transport = topo::Transport::host_bounce;
+  r.bandwidth = std::min(down.bandwidth, up.bandwidth);
+  r.line_rate = std::min(down.line_rate, up.line_rate);
+  r.latency = down.latency + up.latency;
+  return r;
+}
+
 std::string nic_table(const Topology& t) {
-  TextTable table({"GPU", "NIC", "model", "type", "GB/s", "latency us", "NIC line Gb/s"});
+  TextTable table({"GPU", "NIC", "model", "type", "transport", "GB/s", "latency us", "NIC line Gb/s"});
   for (int i = 0; i < t.gpus_per_node(); ++i) {
     const int nic = t.node().nic_of_gpu(i);
     if (nic < 0) continue;
-    const Route r = t.route_gpu_to_nic(i, nic);
+    const Route r = gpu_to_nic_path(t, i, nic);
     const double line = t.fabric() != nullptr ? in_Gbps(t.fabric()->nic_line_rate()) : 0.0;
     std::string model;
     int k = 0;
@@ -154,8 +191,8 @@ std::string nic_table(const Topology& t) {
       if (nic >= k && nic < k + p.count) model = p.model;
       k += p.count;
     }
-    table.add_row({std::to_string(i), std::to_string(nic), model, r.label(), gbps(r.bandwidth), us(r.latency),
-                   fmt::format("{:g}", line)});
+    table.add_row({std::to_string(i), std::to_string(nic), model, r.label(), to_string(r.transport), gbps(r.bandwidth),
+                   us(r.latency), fmt::format("{:g}", line)});
   }
   return table.render(1);
 }
@@ -178,16 +215,16 @@ std::string classes_table(const Topology& t, const topo::TopologySummary& s) {
 std::string summary_text(const Topology& t, const topo::TopologySummary& s) {
   using topo::DeviceKind;
   using topo::LinkKind;
-  auto dev = [&](DeviceKind k) { return s.devices_by_kind[static_cast<std::size_t>(k)]; };
-  auto lnk = [&](LinkKind k) { return s.links_by_kind[static_cast<std::size_t>(k)] / 2; };
+  auto dev = [&](DeviceKind k) { return s.devices_by_kind[k]; };
+  auto lnk = [&](LinkKind k) { return s.links_by_kind[k] / 2; };
   std::string out;
   out += fmt::format("  GPUs                {} ({} node{} x {})\n", s.gpus, s.nodes, s.nodes == 1 ? "" : "s",
                      t.gpus_per_node());
   out += fmt::format(
-      "  devices             {} ({} GPU, {} CPU socket, {} PCIe switch, {} NVSwitch plane, {} NIC, "
+      "  devices             {} ({} GPU, {} CPU socket, {} memory, {} PCIe switch, {} NVSwitch plane, {} NIC, "
       "{} storage, {} network switch)\n",
-      s.devices, dev(DeviceKind::gpu), dev(DeviceKind::cpu), dev(DeviceKind::pcie_switch), dev(DeviceKind::nvswitch),
-      dev(DeviceKind::nic), dev(DeviceKind::storage), dev(DeviceKind::net_switch));
+      s.devices, dev(DeviceKind::gpu), dev(DeviceKind::cpu), dev(DeviceKind::memory), dev(DeviceKind::pcie_switch),
+      dev(DeviceKind::nvswitch), dev(DeviceKind::nic), dev(DeviceKind::storage), dev(DeviceKind::net_switch));
   out += fmt::format("  links (duplex)      {} ({} NVLink, {} PCIe, {} socket, {} memory, {} network)\n", s.links / 2,
                      lnk(LinkKind::nvlink), lnk(LinkKind::pcie), lnk(LinkKind::socket), lnk(LinkKind::memory),
                      lnk(LinkKind::network));
@@ -244,7 +281,10 @@ std::string topo_text(const Topology& t) {
   out += "\nGPU <-> host memory (pinned DMA, GB/s):\n";
   out += host_table(t);
   if (t.node().nics() > 0) {
-    out += "\nGPU <-> NIC (each GPU's nearest NIC, the GPUDirect RDMA path):\n";
+    out += t.gpudirect_active()
+               ? "\nGPU <-> NIC (each GPU's nearest NIC, the GPUDirect RDMA path):\n"
+               : "\nGPU <-> NIC (each GPU's nearest NIC; GPUDirect RDMA is off, so data is staged through host "
+                 "memory):\n";
     out += nic_table(t);
   }
   if (t.nodes() > 1) {
@@ -305,10 +345,11 @@ std::string topo_json(const Topology& t) {
                       {"latency_us", in_us(h2d.latency)}});
     }
     for (int k = 0; k < t.node().nics(); ++k) {
-      const Route r = t.route_gpu_to_nic(i, k);
+      const Route r = gpu_to_nic_path(t, i, k);
       nics.push_back({{"gpu", i},
                       {"nic", k},
                       {"type", r.label()},
+                      {"transport", to_string(r.transport)},
                       {"nearest", t.node().nic_of_gpu(i) == k},
                       {"bandwidth_GBps", in_GBps(r.bandwidth)},
                       {"latency_us", in_us(r.latency)}});

@@ -13,6 +13,7 @@ const char* to_string(DeviceKind k) {
     case DeviceKind::storage: return "storage";
     case DeviceKind::net_switch: return "switch";
     case DeviceKind::fabric_plane: return "plane";
+    case DeviceKind::kCount: break;
   }
   return "?";
 }
@@ -25,6 +26,7 @@ const char* to_string(LinkKind k) {
     case LinkKind::memory: return "memory";
     case LinkKind::network: return "network";
     case LinkKind::bundle: return "bundle";
+    case LinkKind::kCount: break;
   }
   return "?";
 }

@@ -14,6 +14,7 @@ using LinkId = std::uint32_t;
 
 // fabric_plane and bundle are virtual: one plane stands for all switches of a tier, and a bundle
 // for all of a leaf's (pod's) uplinks, so that traffic can be spread over ECMP paths ideally.
+// kCount is not a kind: it is the number of kinds, so arrays indexed by kind grow with the enum.
 enum class DeviceKind : std::uint8_t {
   gpu,
   cpu,
@@ -23,9 +24,10 @@ enum class DeviceKind : std::uint8_t {
   nic,
   storage,
   net_switch,
-  fabric_plane
+  fabric_plane,
+  kCount
 };
-enum class LinkKind : std::uint8_t { nvlink, pcie, socket, memory, network, bundle };
+enum class LinkKind : std::uint8_t { nvlink, pcie, socket, memory, network, bundle, kCount };
 
 const char* to_string(DeviceKind k);
 const char* to_string(LinkKind k);

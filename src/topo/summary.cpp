@@ -22,11 +22,11 @@ TopologySummary summarize(const Topology& t) {
   const Graph& g = t.graph();
   s.nodes = t.nodes();
   s.gpus = t.gpu_count();
-  for (const auto& d : g.devices()) ++s.devices_by_kind[static_cast<std::size_t>(d.kind)];
-  for (const auto& l : g.links()) ++s.links_by_kind[static_cast<std::size_t>(l.kind)];
+  for (const auto& d : g.devices()) ++s.devices_by_kind[d.kind];
+  for (const auto& l : g.links()) ++s.links_by_kind[l.kind];
   // Planes and bundles are modelling aids (ideal ECMP), not hardware: leave them out.
-  s.devices = g.device_count() - s.devices_by_kind[static_cast<std::size_t>(DeviceKind::fabric_plane)];
-  s.links = g.link_count() - s.links_by_kind[static_cast<std::size_t>(LinkKind::bundle)];
+  s.devices = g.device_count() - s.devices_by_kind[DeviceKind::fabric_plane];
+  s.links = g.link_count() - s.links_by_kind[LinkKind::bundle];
   s.gpu_nvlink = t.node().gpu_nvlink_capacity();
   s.node_gpu_bisection = t.node().gpu_bisection();
   if (const NetworkFabric* f = t.fabric()) {

@@ -16,19 +16,32 @@ struct PairClass {
   Route route;
 };
 
+// A count per value of an enum that ends in kCount, indexed by the enum itself: the array grows
+// with the enum, and no caller casts a kind to an index (a literal size here once fell two kinds
+// behind the enums and every multi-tier fabric wrote past its end).
+template <typename Kind>
+class CountByKind {
+public:
+  std::size_t& operator[](Kind k) { return counts_[static_cast<std::size_t>(k)]; }
+  std::size_t operator[](Kind k) const { return counts_[static_cast<std::size_t>(k)]; }
+
+private:
+  std::array<std::size_t, static_cast<std::size_t>(Kind::kCount)> counts_{};
+};
+
 struct TopologySummary {
   long nodes = 0;
   long gpus = 0;
-  std::size_t devices = 0;
-  std::size_t links = 0;                         // directed
-  std::array<std::size_t, 5> links_by_kind{};    // indexed by LinkKind
-  std::array<std::size_t, 8> devices_by_kind{};  // indexed by DeviceKind
-  Bandwidth gpu_nvlink;                          // per GPU, achievable, one direction
-  Bandwidth node_gpu_bisection;                  // among one node's GPUs
-  Bandwidth node_injection_line;                 // all compute NICs of one node, line rate
-  Bandwidth node_injection;                      // achievable
-  Bandwidth bisection_line;                      // whole network
-  Bandwidth bisection;                           // achievable
+  std::size_t devices = 0;  // hardware only (no fabric planes)
+  std::size_t links = 0;    // directed, hardware only (no bundles)
+  CountByKind<LinkKind> links_by_kind;
+  CountByKind<DeviceKind> devices_by_kind;
+  Bandwidth gpu_nvlink;           // per GPU, achievable, one direction
+  Bandwidth node_gpu_bisection;   // among one node's GPUs
+  Bandwidth node_injection_line;  // all compute NICs of one node, line rate
+  Bandwidth node_injection;       // achievable
+  Bandwidth bisection_line;       // whole network
+  Bandwidth bisection;            // achievable
   FabricShape fabric;
   std::vector<PairClass> classes;
 };

@@ -57,6 +57,7 @@ std::vector<CollectiveRow> parse_collective_rows(const std::string& text, const 
                     "source",
                     "note"});
     CollectiveRow r;
+    r.origin = RowOrigin::of(item, file, "rows[" + std::to_string(i - 1) + "]");
     r.id = f.text("id");
     if (f.has("preset") == f.has("cluster")) f.fail("preset", "give exactly one of preset and cluster");
     r.preset = f.text_or("preset", "");
@@ -64,9 +65,7 @@ std::vector<CollectiveRow> parse_collective_rows(const std::string& text, const 
     r.nodes = f.integer_or("nodes", 1, 100000, 1);
     r.gpus = f.integer("gpus", 1, 100000);
     r.network = f.text_or("network", "");
-    if (f.has("network")) r.network_where = f.where("network");
     r.nic = f.text_or("nic", "");
-    if (f.has("nic")) r.nic_where = f.where("nic");
     if (f.has("nics_per_node")) r.nics_per_node = static_cast<int>(f.integer("nics_per_node", 0, 64));
     if (f.has("local_gpus")) {
       r.local_gpus_where = f.where("local_gpus");
@@ -84,10 +83,13 @@ std::vector<CollectiveRow> parse_collective_rows(const std::string& text, const 
     if (f.has("gpudirect")) r.gpudirect = f.flag("gpudirect");
     r.op = f.text("op");
     if (!comm::parse_op(r.op)) f.fail("op", "unknown collective '" + r.op + "'", join(comm::op_names()));
-    r.size_bytes = f.positive("size_bytes");
+    r.size_bytes = f.physical("size_bytes", 1, physical::size);
     r.dtype = f.text_or("dtype", "float");
-    if (f.has("measured_busbw_GBps")) r.busbw_GBps = f.positive("measured_busbw_GBps");
-    if (f.has("measured_time_us")) r.time_us = f.positive("measured_time_us");
+    // Ranges checked in SI units: a positive 1e-300 would give an infinite error.
+    if (f.has("measured_busbw_GBps")) {
+      r.busbw_GBps = f.physical("measured_busbw_GBps", 1e9, physical::bandwidth) / 1e9;
+    }
+    if (f.has("measured_time_us")) r.time_us = f.physical("measured_time_us", 1e-6, physical::latency) / 1e-6;
     if (!r.busbw_GBps && !r.time_us) f.fail("measured_busbw_GBps", "give measured_busbw_GBps or measured_time_us");
     r.algo = f.text_or("algo", "");
     if (!r.algo.empty() && !comm::parse_algo(r.algo))
@@ -138,82 +140,83 @@ std::vector<CollectiveRow> builtin_collective_rows() {
   return rows;
 }
 
+namespace {
+
+CollectiveCheck check_row(const CollectiveRow& row, const hw::Catalog& catalog) {
+  auto spec = row_machine(row.origin, row.preset, row.cluster, catalog);
+  topo::ClusterOverrides o;
+  o.nodes = row.nodes;
+  if (!row.network.empty()) o.network = row.network;
+  if (!row.nic.empty()) o.nic = row.nic;
+  if (row.nics_per_node) o.nics_per_node = *row.nics_per_node;
+  if (row.p2p) o.p2p = *row.p2p;
+  if (row.gpudirect) o.gpudirect = *row.gpudirect;
+  if (row.nodes > 1 && spec.network.fabric == topo::FabricKind::single) {
+    // Multi-node measurements ran on real fabrics; a fat-tree holds any of these sizes.
+    o.fabric = topo::FabricKind::fat_tree;
+  }
+  // The overrides come from the row's keys; at_row points errors at them.
+  topo::apply_overrides(spec, o, catalog);
+  const topo::Topology t(spec, catalog);
+  std::vector<long> gpu_list;
+  if (!row.local_gpus.empty()) {
+    // The GPUs each node's run used (CUDA_VISIBLE_DEVICES), on every node.
+    for (long n = 0; n < row.nodes; ++n) {
+      for (const int g : row.local_gpus) {
+        if (g >= t.gpus_per_node()) {
+          throw row.origin.error(
+              "local_gpus", "GPU " + std::to_string(g) + " is not in a node of " + std::to_string(t.gpus_per_node()),
+              "indices below " + std::to_string(t.gpus_per_node()));
+        }
+        gpu_list.push_back(n * t.gpus_per_node() + g);
+      }
+    }
+  }
+  if (!gpu_list.empty() && static_cast<long>(gpu_list.size()) != row.gpus) {
+    throw row.origin.error("local_gpus",
+                           std::to_string(row.local_gpus.size()) + " GPUs per node on " + std::to_string(row.nodes) +
+                               " nodes are not the row's " + std::to_string(row.gpus) + " ranks",
+                           "gpus = nodes x the local_gpus listed");
+  }
+  const comm::Communicator c =
+      gpu_list.empty() ? comm::Communicator(t, row.gpus, row.nccl_env) : comm::Communicator(t, gpu_list, row.nccl_env);
+  comm::CollectiveRequest req;
+  req.op = *comm::parse_op(row.op);
+  req.size = row.size_bytes;
+  if (!row.algo.empty()) req.algo = comm::parse_algo(row.algo);
+  if (!row.proto.empty()) req.proto = comm::parse_proto(row.proto);
+  req.cuda_graph = row.cuda_graph;
+  req.gpus_per_process = row.gpus_per_process;
+  const auto res = comm::predict(c, req);
+  CollectiveCheck chk;
+  chk.row = row;
+  chk.band = row.size_bytes <= kSmall ? "<=64KiB" : row.size_bytes >= kLarge ? ">=64MiB" : "64KiB-64MiB";
+  chk.network = t.network().name;
+  chk.nics_per_node = t.node().nics();
+  chk.algorithm = comm::to_string(res.algo);
+  chk.protocol = comm::to_string(res.proto);
+  // Large messages are judged by bus bandwidth, small ones by time (what each is limited by);
+  // each row uses what its source printed when only one is given.
+  const bool use_time = row.time_us && (!row.busbw_GBps || row.size_bytes <= kSmall);
+  if (use_time) {
+    chk.metric = "time_us";
+    chk.measured = *row.time_us;
+    chk.predicted = res.time.value() * 1e6;
+  } else {
+    chk.metric = "busbw_GBps";
+    chk.measured = *row.busbw_GBps;
+    chk.predicted = res.busbw_GBps;
+  }
+  chk.error = (chk.predicted - chk.measured) / chk.measured;
+  return chk;
+}
+
+}  // namespace
+
 std::vector<CollectiveCheck> check_collectives(const std::vector<CollectiveRow>& rows, const hw::Catalog& catalog) {
   std::vector<CollectiveCheck> out;
   for (const auto& row : rows) {
-    auto spec = row_machine(row.id, row.preset, row.cluster, catalog);
-    topo::ClusterOverrides o;
-    o.nodes = row.nodes;
-    if (!row.network.empty()) o.network = row.network;
-    if (!row.nic.empty()) o.nic = row.nic;
-    if (row.nics_per_node) o.nics_per_node = *row.nics_per_node;
-    if (row.p2p) o.p2p = *row.p2p;
-    if (row.gpudirect) o.gpudirect = *row.gpudirect;
-    if (row.nodes > 1 && spec.network.fabric == topo::FabricKind::single) {
-      // Multi-node measurements ran on real fabrics; a fat-tree holds any of these sizes.
-      o.fabric = topo::FabricKind::fat_tree;
-    }
-    try {
-      topo::apply_overrides(spec, o, catalog);
-    } catch (const InputError& e) {
-      // The overrides came from the row's network: and nic: fields; point at them, not at the
-      // command-line options they stand for.
-      if (e.field() == "--network") throw InputError(row.network_where, "network", e.problem(), e.valid());
-      if (e.field() == "--nic") throw InputError(row.nic_where, "nic", e.problem(), e.valid());
-      throw;
-    }
-    const topo::Topology t(spec, catalog);
-    std::vector<long> gpu_list;
-    if (!row.local_gpus.empty()) {
-      // The GPUs each node's run used (CUDA_VISIBLE_DEVICES), on every node.
-      for (long n = 0; n < row.nodes; ++n) {
-        for (const int g : row.local_gpus) {
-          if (g >= t.gpus_per_node()) {
-            throw InputError(row.local_gpus_where, "local_gpus",
-                             "GPU " + std::to_string(g) + " is not in a node of " + std::to_string(t.gpus_per_node()),
-                             "indices below " + std::to_string(t.gpus_per_node()));
-          }
-          gpu_list.push_back(n * t.gpus_per_node() + g);
-        }
-      }
-    }
-    if (!gpu_list.empty() && static_cast<long>(gpu_list.size()) != row.gpus) {
-      throw InputError(row.local_gpus_where, "local_gpus",
-                       std::to_string(row.local_gpus.size()) + " GPUs per node on " + std::to_string(row.nodes) +
-                           " nodes are not the row's " + std::to_string(row.gpus) + " ranks",
-                       "gpus = nodes x the local_gpus listed");
-    }
-    const comm::Communicator c = gpu_list.empty() ? comm::Communicator(t, row.gpus, row.nccl_env)
-                                                  : comm::Communicator(t, gpu_list, row.nccl_env);
-    comm::CollectiveRequest req;
-    req.op = *comm::parse_op(row.op);
-    req.size = row.size_bytes;
-    if (!row.algo.empty()) req.algo = comm::parse_algo(row.algo);
-    if (!row.proto.empty()) req.proto = comm::parse_proto(row.proto);
-    req.cuda_graph = row.cuda_graph;
-    req.gpus_per_process = row.gpus_per_process;
-    const auto res = comm::predict(c, req);
-    CollectiveCheck chk;
-    chk.row = row;
-    chk.band = row.size_bytes <= kSmall ? "<=64KiB" : row.size_bytes >= kLarge ? ">=64MiB" : "64KiB-64MiB";
-    chk.network = t.network().name;
-    chk.nics_per_node = t.node().nics();
-    chk.algorithm = comm::to_string(res.algo);
-    chk.protocol = comm::to_string(res.proto);
-    // Large messages are judged by bus bandwidth, small ones by time (what each is limited by);
-    // each row uses what its source printed when only one is given.
-    const bool use_time = row.time_us && (!row.busbw_GBps || row.size_bytes <= kSmall);
-    if (use_time) {
-      chk.metric = "time_us";
-      chk.measured = *row.time_us;
-      chk.predicted = res.time.value() * 1e6;
-    } else {
-      chk.metric = "busbw_GBps";
-      chk.measured = *row.busbw_GBps;
-      chk.predicted = res.busbw_GBps;
-    }
-    chk.error = (chk.predicted - chk.measured) / chk.measured;
-    out.push_back(chk);
+    at_row(row.origin, [&] { out.push_back(check_row(row, catalog)); });
   }
   return out;
 }

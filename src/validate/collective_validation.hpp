@@ -7,6 +7,7 @@
 
 #include "comm/nccl_config.hpp"
 #include "hw/catalog.hpp"
+#include "validate/machine.hpp"
 
 namespace gf::validate {
 
@@ -17,9 +18,7 @@ struct CollectiveRow {
   long nodes = 1;
   long gpus = 0;
   std::string network;
-  SourceLocation network_where;
   std::string nic;
-  SourceLocation nic_where;
   std::optional<int> nics_per_node;
   std::vector<int> local_gpus;
   SourceLocation local_gpus_where;  // the GPUs of each node the run used (CUDA_VISIBLE_DEVICES); empty: the first ones
@@ -45,6 +44,7 @@ struct CollectiveRow {
   std::string excluded;  // why the row is left out of the error groups (its source calls the run faulty)
   std::string source;
   std::string note;
+  RowOrigin origin;  // file, line and keys, for errors found when predicting
 };
 
 struct CollectiveCheck {

@@ -21,6 +21,7 @@ std::vector<PathRow> parse_path_rows(const std::string& text, const std::string&
                    {"id", "preset", "cluster", "p2p", "path", "src", "dst", "socket", "measured_GBps", "tool",
                     "machine", "calibration", "source", "note"});
     PathRow r;
+    r.origin = RowOrigin::of(item, file, "rows[" + std::to_string(i - 1) + "]");
     r.id = f.text("id");
     if (f.has("preset") == f.has("cluster")) {
       f.fail("preset", "give exactly one of preset and cluster", "preset: NAME or cluster: FILE");
@@ -30,9 +31,13 @@ std::vector<PathRow> parse_path_rows(const std::string& text, const std::string&
     r.p2p = f.flag_or("p2p", true);
     r.path = f.choice("path", {"gpu-gpu", "h2d", "d2h"});
     r.src = static_cast<int>(f.integer("src", 0, 71));
-    if (r.path == "gpu-gpu") r.dst = static_cast<int>(f.integer("dst", 0, 71));
+    if (r.path == "gpu-gpu") {
+      r.dst = static_cast<int>(f.integer("dst", 0, 71));
+      // A copy from a GPU to itself is no path: its "error" would be infinite.
+      if (r.dst == r.src) f.fail("dst", "the same GPU as src", "a GPU other than src " + std::to_string(r.src));
+    }
     if (r.path != "gpu-gpu") r.remote_socket = f.choice("socket", {"local", "remote"}) == "remote";
-    r.measured_GBps = f.positive("measured_GBps");
+    r.measured_GBps = f.physical("measured_GBps", 1e9, physical::bandwidth) / 1e9;
     r.tool = f.text("tool");
     r.machine = f.text_or("machine", "");
     r.calibration = f.flag_or("calibration", false);
@@ -59,16 +64,22 @@ std::vector<PathResult> predict(const std::vector<PathRow>& rows, const hw::Cata
     const std::string key = row.preset + row.cluster + (row.p2p ? "" : "/nop2p");
     auto it = built.find(key);
     if (it == built.end()) {
-      auto spec = row_machine(row.id, row.preset, row.cluster, catalog);
-      topo::ClusterOverrides o;
-      o.p2p = row.p2p;
-      topo::apply_overrides(spec, o, catalog);
-      it = built.emplace(key, topo::Topology(spec, catalog)).first;
+      it = at_row(row.origin, [&] {
+        auto spec = row_machine(row.origin, row.preset, row.cluster, catalog);
+        topo::ClusterOverrides o;
+        o.p2p = row.p2p;
+        topo::apply_overrides(spec, o, catalog);
+        return built.emplace(key, topo::Topology(spec, catalog)).first;
+      });
     }
     const topo::Topology& t = it->second;
-    if (row.src >= t.gpus_per_node() || row.dst >= t.gpus_per_node()) {
-      throw InputError({}, "rows[" + row.id + "]", "GPU index beyond cluster '" + row.preset + row.cluster + "'",
-                       "0.." + std::to_string(t.gpus_per_node() - 1));
+    for (const auto& [name, gpu] : {std::pair{"src", row.src}, std::pair{"dst", row.dst}}) {
+      if (gpu >= t.gpus_per_node() && (std::string(name) == "src" || row.path == "gpu-gpu")) {
+        throw row.origin.error(name,
+                               "GPU " + std::to_string(gpu) + " is beyond the " + std::to_string(t.gpus_per_node()) +
+                                   " GPUs of '" + row.preset + row.cluster + "'",
+                               "0.." + std::to_string(t.gpus_per_node() - 1));
+      }
     }
     topo::Route r;
     if (row.path == "gpu-gpu") {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "hw/catalog.hpp"
+#include "validate/machine.hpp"
 
 namespace gf::validate {
 
@@ -24,6 +25,7 @@ struct PathRow {
   bool calibration = false;  // the catalog's efficiency for this link was set from this row
   std::string source;
   std::string note;
+  RowOrigin origin;  // file, line and keys, for errors found when predicting
 };
 
 struct PathResult {

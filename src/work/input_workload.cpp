@@ -14,9 +14,12 @@ namespace {
 
 constexpr std::string_view kDir = "data/workloads/";
 
-double non_negative(const Fields& f, const char* key) {
+// Zero, or a positive figure within its physically sensible range (checked in SI units: a
+// positive 1e-300 passes a sign check and then overflows a rate to infinity).
+double non_negative(const Fields& f, const char* key, PhysicalRange range) {
   const double v = f.number(key);
   if (v < 0) f.fail(key, "must not be negative", "0 or more");
+  if (v > 0) f.check_physical(key, v, 1, range);
   return v;
 }
 
@@ -49,31 +52,32 @@ InputWorkload parse_workload(const std::string& text, const std::string& file) {
   w.file = file;
   w.name = f.text("name");
   w.description = f.text_or("description", "");
-  w.sample_on_disk = bytes(f.positive("sample_bytes_on_disk"));
-  w.decoded = bytes(f.positive("decoded_bytes"));
-  w.cpu_seconds_per_sample = non_negative(f, "cpu_seconds_per_sample");
-  w.cpu_memory_per_sample = bytes(non_negative(f, "cpu_memory_bytes_per_sample"));
-  w.h2d_per_sample = f.has("h2d_bytes_per_sample") ? bytes(f.positive("h2d_bytes_per_sample")) : w.decoded;
+  w.sample_on_disk = bytes(f.physical("sample_bytes_on_disk", 1, physical::size));
+  w.decoded = bytes(f.physical("decoded_bytes", 1, physical::size));
+  w.cpu_seconds_per_sample = non_negative(f, "cpu_seconds_per_sample", physical::time_per_item);
+  w.cpu_memory_per_sample = bytes(non_negative(f, "cpu_memory_bytes_per_sample", physical::size));
+  w.h2d_per_sample =
+      f.has("h2d_bytes_per_sample") ? bytes(f.physical("h2d_bytes_per_sample", 1, physical::size)) : w.decoded;
   w.h2d_per_sample_gpu_decode = f.has("h2d_bytes_per_sample_gpu_decode")
-                                    ? bytes(f.positive("h2d_bytes_per_sample_gpu_decode"))
+                                    ? bytes(f.physical("h2d_bytes_per_sample_gpu_decode", 1, physical::size))
                                     : w.sample_on_disk;
 
   if (f.has("gpu_decode") && !f.node("gpu_decode").IsNull()) {
     const Fields g(f.node("gpu_decode"), file, "gpu_decode",
                    {"seconds_per_sample", "cpu_seconds_per_sample", "hardware_engine", "note"});
     GpuDecode d;
-    d.seconds_per_sample = g.positive("seconds_per_sample");
-    d.cpu_seconds_per_sample = non_negative(g, "cpu_seconds_per_sample");
+    d.seconds_per_sample = g.physical("seconds_per_sample", 1, physical::time_per_item);
+    d.cpu_seconds_per_sample = non_negative(g, "cpu_seconds_per_sample", physical::time_per_item);
     d.hardware_engine = g.flag_or("hardware_engine", false);
     w.gpu_decode = d;
   }
 
-  w.flops_per_sample = f.positive("flops_per_sample");
+  w.flops_per_sample = f.physical("flops_per_sample", 1, physical::flops);
   w.precision = f.choice("precision", {"fp64", "tf32", "fp16", "bf16", "fp8", "int8", "fp4", "fp32_vector"});
   w.peak_fraction = f.fraction("peak_fraction");
   w.batch_per_gpu = static_cast<int>(f.integer("batch_per_gpu", 1, 1 << 24));
   w.loader_workers_per_gpu = static_cast<int>(f.integer_or("loader_workers_per_gpu", 0, 4096, 0));
-  w.d2h_per_batch = bytes(non_negative(f, "d2h_bytes_per_batch"));
+  w.d2h_per_batch = bytes(non_negative(f, "d2h_bytes_per_batch", physical::size));
 
   // Reference throughputs document published end-to-end figures; check their shape here so a
   // typo in one is caught with the rest.
@@ -106,7 +110,8 @@ InputWorkload load_workload(const std::string& name_or_path, const std::string& 
   }
   const bool looks_like_path =
       name_or_path.find('/') != std::string::npos || name_or_path.ends_with(".yaml") || name_or_path.ends_with(".yml");
-  if (looks_like_path || std::filesystem::exists(name_or_path)) {
+  std::error_code ec;  // a name too long for the file system is simply not a file here
+  if (looks_like_path || std::filesystem::exists(name_or_path, ec)) {
     return parse_workload(read_text_file(name_or_path, field), name_or_path);
   }
   const auto names = builtin_workloads();
