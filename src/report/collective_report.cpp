@@ -1,5 +1,7 @@
 #include "report/collective_report.hpp"
 
+#include "report/table.hpp"
+
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -43,8 +45,14 @@ std::string collective_table(const CollectiveHeader& h, const std::vector<Collec
     bus_sum += r.result.busbw_GBps;
   }
   out += fmt::format("# Out of bounds values : 0 OK\n");
-  out += fmt::format("# Avg bus bandwidth    : {:.4f} \n#\n",
+  out += fmt::format("# Avg bus bandwidth    : {:.4f} \n",
                      rows.empty() ? 0.0 : bus_sum / static_cast<double>(rows.size()));
+  // nccl-tests keeps microseconds in the table; the largest size's time in a unit people read.
+  if (!rows.empty()) {
+    out += fmt::format("# Largest size ({} B) : {}\n", static_cast<long long>(rows.back().size_bytes),
+                       human_duration(rows.back().result.time.value()));
+  }
+  out += "#\n";
   for (std::size_t i = 0; i < warnings.size(); ++i) out += fmt::format("# warning [{}]: {}\n", i + 1, warnings[i]);
   return out;
 }

@@ -93,7 +93,7 @@ NodeDesign parse_node(const Fields& f, const hw::Catalog& catalog) {
   n.cpu_where = f.where("cpu");
   catalog.cpu(n.cpu, n.cpu_where, f.field("cpu"));
   n.sockets = static_cast<int>(f.integer_or("sockets", 1, 8, 1));
-  n.host_memory = gigabytes(f.positive("host_memory_GB"));
+  n.host_memory = Bytes(f.physical("host_memory_GB", 1e9, physical::size));
   const std::string fabric = f.choice("gpu_fabric", {"nvswitch", "nvlink-mesh", "pcie"});
   n.gpu_fabric = fabric == "nvswitch"      ? GpuFabric::nvswitch
                  : fabric == "nvlink-mesh" ? GpuFabric::nvlink_mesh
