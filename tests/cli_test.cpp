@@ -259,3 +259,64 @@ TEST(Cli, OutputIsDeterministic) {
 
 }  // namespace
 }  // namespace gf
+
+namespace gf {
+namespace {
+
+TEST(CliTransports, TopoAndCollectiveNameNcclsTransports) {
+  const auto topo = gf::test::run_cli({"topo", "pcie-8x-h100"});
+  ASSERT_EQ(topo.code, 0) << topo.err;
+  EXPECT_NE(topo.out.find("GPU0 -> GPU1 (PIX): P2P/CUMEM"), std::string::npos);
+  EXPECT_NE(topo.out.find("GPU0 -> GPU4 (SYS): SHM/direct/direct"), std::string::npos);
+  // NCCL_P2P_LEVEL=SYS opens P2P across the sockets, and the header says the variable was set.
+  const auto sys = gf::test::run_cli(
+      {"collective", "all_reduce", "pcie-8x-h100", "-b", "1G", "-e", "1G", "--env", "NCCL_P2P_LEVEL=SYS"});
+  ASSERT_EQ(sys.code, 0) << sys.err;
+  EXPECT_NE(sys.out.find("env: NCCL_P2P_LEVEL=SYS"), std::string::npos) << sys.out;
+  EXPECT_EQ(sys.out.find("SHM"), std::string::npos) << sys.out;
+  const auto bad = gf::test::run_cli({"collective", "all_reduce", "dgx-h100", "--env", "NCCL_P2P_LEVEL=NEAR"});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("--env"), std::string::npos) << bad.err;
+  const auto one = gf::test::run_cli({"collective", "all_reduce", "dgx-h100", "--gpus", "1"});
+  EXPECT_EQ(one.code, 2);
+  EXPECT_NE(one.err.find("one rank"), std::string::npos) << one.err;
+  const auto fp8 = gf::test::run_cli({"collective", "all_reduce", "dgx-a100", "-d", "f8e4m3"});
+  EXPECT_EQ(fp8.code, 2);
+  EXPECT_NE(fp8.err.find("sm90"), std::string::npos) << fp8.err;
+}
+
+TEST(CliCalibrate, FitsALogAndTheOverlayRunsACollective) {
+  const std::string dir = ::testing::TempDir();
+  const std::string log = dir + "/gf_ar.log";
+  const std::string overlay = dir + "/gf_cal.yaml";
+  // A log made by the model itself, with 20% slower NVLink than the catalog's.
+  {
+    std::ofstream truth(dir + "/gf_truth.yaml");
+    truth << "nvlink_generation: 3\nparameters:\n  nvlink_efficiency: {catalog: 0.78, fitted: 0.62}\n";
+  }
+  const auto made = gf::test::run_cli({"collective", "all_gather", "dgx-a100", "-b", "1M", "-e", "1G", "-f", "8",
+                                       "--calibration", dir + "/gf_truth.yaml"});
+  ASSERT_EQ(made.code, 0) << made.err;
+  {
+    std::ofstream out(log);
+    out << made.out;
+  }
+  const auto fit = gf::test::run_cli({"calibrate", "dgx-a100", "--log", log + ":all_gather", "-o", overlay});
+  ASSERT_EQ(fit.code, 0) << fit.err;
+  EXPECT_NE(fit.out.find("nvlink_efficiency"), std::string::npos) << fit.out;
+  const auto used = gf::test::run_cli(
+      {"collective", "all_gather", "dgx-a100", "-b", "1G", "-e", "1G", "--calibration", overlay, "--format", "json"});
+  ASSERT_EQ(used.code, 0) << used.err;
+  const auto again = gf::test::run_cli({"collective", "all_gather", "dgx-a100", "-b", "1G", "-e", "1G", "--calibration",
+                                        dir + "/gf_truth.yaml", "--format", "json"});
+  const auto busbw = [](const std::string& json) {
+    return nlohmann::json::parse(json)["rows"][0]["busbw_GBps"].get<double>();
+  };
+  EXPECT_NEAR(busbw(used.out), busbw(again.out), busbw(again.out) * 0.01);
+  // An unwritable overlay path fails before any fitting, with exit 2.
+  const auto nowhere = gf::test::run_cli({"calibrate", "dgx-a100", "--log", log, "-o", "/nonexistent/dir/x.yaml"});
+  EXPECT_EQ(nowhere.code, 2);
+}
+
+}  // namespace
+}  // namespace gf

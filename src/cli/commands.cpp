@@ -11,6 +11,7 @@
 #include "cli/collective_command.hpp"
 #include "cli/pipeline_command.hpp"
 #include "cli/probe_command.hpp"
+#include "comm/communicator.hpp"
 #include "core/error.hpp"
 #include "core/yaml_fields.hpp"
 #include "report/table.hpp"
@@ -294,10 +295,21 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
       check_format(topo_format, {"table", "json"});
       const hw::Catalog catalog = topo_opts.load_catalog();
       const topo::Topology topology(topo_opts.load_spec(catalog), catalog);
-      result = topo_dot ? report::topo_dot(topology)
-               : topo_format == "json"
-                   ? with_notes_json(report::topo_json(topology), topology.notes())
-                   : with_notes_text(report::topo_text(topology), topology.spec(), topology.notes());
+      // The transports NCCL would pick between these GPUs and nodes, as NCCL_DEBUG=INFO names them.
+      const auto transports = comm::Communicator(topology, 0).transport_summary();
+      if (topo_dot) {
+        result = report::topo_dot(topology);
+      } else if (topo_format == "json") {
+        auto j = nlohmann::json::parse(with_notes_json(report::topo_json(topology), topology.notes()));
+        j["nccl_transports"] = transports;
+        result = j.dump(2) + "\n";
+      } else {
+        result = with_notes_text(report::topo_text(topology), topology.spec(), topology.notes());
+        result +=
+            "\nNCCL transports (as NCCL_DEBUG=INFO names them; NCCL_P2P_LEVEL and NCCL_NET_GDR_LEVEL at "
+            "their defaults):\n";
+        for (const auto& line : transports) result += "  " + line + "\n";
+      }
     }
     out << result;
     out.flush();
