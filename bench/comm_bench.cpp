@@ -93,10 +93,10 @@ void BM_AllReduce25MiB_Analytic_8192Nodes(benchmark::State& s) {
 }
 BENCHMARK(BM_AllReduce25MiB_Analytic_8192Nodes)->Unit(benchmark::kMillisecond)->Iterations(2);
 
-// (e) A first prediction on a fresh communicator (nothing cached) on 1,024 DGX H100 nodes: what
-// a planner pays once per group shape.
-void BM_AllReduce25MiB_FirstPrediction_1024Nodes(benchmark::State& state) {
-  const auto t = dgx_h100(1024, 3);
+// (e) A first prediction on a fresh communicator (nothing cached): what a planner pays once per
+// group shape, on 1,024 and on 8,192 DGX H100 nodes (65,536 GPUs, the target size).
+void first_prediction(benchmark::State& state, long nodes) {
+  const auto t = dgx_h100(nodes, 3);
   gf::comm::CollectiveRequest req;
   req.op = gf::comm::Op::all_reduce;
   req.size = 25.0 * (1 << 20);
@@ -107,21 +107,9 @@ void BM_AllReduce25MiB_FirstPrediction_1024Nodes(benchmark::State& state) {
     benchmark::DoNotOptimize(r);
   }
 }
+void BM_AllReduce25MiB_FirstPrediction_1024Nodes(benchmark::State& s) { first_prediction(s, 1024); }
 BENCHMARK(BM_AllReduce25MiB_FirstPrediction_1024Nodes)->Unit(benchmark::kMillisecond);
-
-// The same on 8,192 nodes (65,536 GPUs), the target size.
-void BM_AllReduce25MiB_FirstPrediction_8192Nodes(benchmark::State& state) {
-  const auto t = dgx_h100(8192, 3);
-  gf::comm::CollectiveRequest req;
-  req.op = gf::comm::Op::all_reduce;
-  req.size = 25.0 * (1 << 20);
-  req.engine = gf::comm::Engine::analytic;
-  for (auto _ : state) {
-    const gf::comm::Communicator c(t, 0);
-    const auto r = gf::comm::predict(c, req);
-    benchmark::DoNotOptimize(r);
-  }
-}
+void BM_AllReduce25MiB_FirstPrediction_8192Nodes(benchmark::State& s) { first_prediction(s, 8192); }
 BENCHMARK(BM_AllReduce25MiB_FirstPrediction_8192Nodes)->Unit(benchmark::kMillisecond);
 
 // (f) Cached predictions: every size of an nccl-tests sweep on one communicator, as a training
