@@ -496,3 +496,19 @@ TEST(BadValidationRows, ErrorsNameTheFileLineAndRowNotACommandLineFlag) {
 
 }  // namespace
 }  // namespace gf
+
+namespace gf {
+namespace {
+
+// yaml-cpp quotes one byte of a multi-byte character after a backslash ("unknown escape
+// character: \xe5"): the message must still be UTF-8, so it can reach JSON (found by fuzzing).
+TEST(BadInput, YamlSyntaxErrorsStayValidUtf8) {
+  const std::string text = "a: \"\\\xe5\x99\xa8\"\n";
+  const std::string msg = gf::test::input_error([&] { (void)parse_yaml(text, "u.yaml"); });
+  EXPECT_NE(msg.find("u.yaml:1"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("\\xe5"), std::string::npos) << msg;
+  EXPECT_NO_THROW((void)nlohmann::json(msg).dump());
+}
+
+}  // namespace
+}  // namespace gf

@@ -76,7 +76,13 @@ YAML::Node parse_yaml(const std::string& text, const std::string& file) {
   try {
     return YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    throw InputError({file, e.mark.line + 1, e.mark.column + 1}, "", "YAML syntax error: " + e.msg);
+    // yaml-cpp quotes one byte of the offending character ("unknown escape character: \xe5" of
+    // a multi-byte one): escape what is not UTF-8, so the message stays printable as JSON.
+    std::string msg = e.msg;
+    for (std::size_t at = invalid_utf8_at(msg); at != std::string_view::npos; at = invalid_utf8_at(msg)) {
+      msg.replace(at, 1, fmt::format("\\x{:02x}", static_cast<unsigned char>(msg[at])));
+    }
+    throw InputError({file, e.mark.line + 1, e.mark.column + 1}, "", "YAML syntax error: " + msg);
   }
 }
 
