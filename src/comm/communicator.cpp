@@ -110,7 +110,6 @@ void Communicator::finish() {
                            : GpuGeneration::blackwell;
   amd_cpu_ = t.cpu_spec().name.find("epyc") != std::string::npos ||
              t.cpu_spec().name.find("threadripper") != std::string::npos;
-  staging_efficiency_ = t.node().staging_efficiency();
   channels_hint_ = gpu.nvlink ? std::clamp(gpu.nvlink->links, 2, 32) : 2;
   search_intra_ring();
 }

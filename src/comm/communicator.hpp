@@ -82,7 +82,6 @@ public:
   [[nodiscard]] int nics_per_node() const { return t_.node().nics(); }
   [[nodiscard]] GpuGeneration gpu_generation() const { return generation_; }
   [[nodiscard]] bool amd_cpu() const { return amd_cpu_; }
-  [[nodiscard]] double staging_efficiency() const { return staging_efficiency_; }
   // The order of a node's local ranks around NCCL's rings. On an NVSwitch or PCIe node it is
   // 0, 1, ..., p-1; on a direct NVLink mesh (DGX-1's hybrid cube-mesh) it is the Hamiltonian
   // cycle with the fastest slowest hop, as NCCL's ring search finds.
@@ -119,7 +118,6 @@ private:
   bool sharp_ = false;
   GpuGeneration generation_ = GpuGeneration::hopper;
   bool amd_cpu_ = false;
-  double staging_efficiency_ = 1.0;
   std::vector<std::vector<int>> intra_rings_;
   bool bidirectional_rings_ = false;
   int channels_hint_ = 2;

@@ -277,17 +277,16 @@ std::vector<std::pair<Algo, Proto>> candidates(const Communicator& c, Op op, boo
   return out;
 }
 
-Seconds latency(const Communicator& c, Op op, Algo a, Proto p, LatencyUse use, bool cuda_graph, int gpus_per_process) {
+Seconds latency(const Communicator& c, Op op, Algo a, Proto p, bool cuda_graph, int gpus_per_process) {
   const auto& n = c.params();
   const long ranks = c.ranks();
   const long nodes = c.nodes();
   const long ppn = c.ranks_per_node();
-  // NCCL's Tree/Simple hop figure (28 us on every link type) is, in its own words, "some chunk
-  // latency, waiting for proper chunk modeling" (tuning.cc, where ring broadcast borrows it).
-  // The tuner chooses with it; the reported time models the chunk pipeline explicitly
-  // (pipeline_fill), so a Tree/Simple step there costs what a Simple step on the same link
-  // costs in a ring.
-  const bool chunk_modelled = use == LatencyUse::timing && a == Algo::tree && p == Proto::simple;
+  // NCCL's Tree/Simple hop figure in this table (28 us on every link type) is, in its own words,
+  // "some chunk latency, waiting for proper chunk modeling" (tuning.cc). The time here models the
+  // chunk pipeline explicitly (pipeline_fill), so a Tree/Simple step costs what a Simple step on
+  // the same link costs in a ring. (NCCL's tuner, with its own tables, is nccl_tuner.)
+  const bool chunk_modelled = a == Algo::tree && p == Proto::simple;
   const Algo table = a == Algo::p2p || a == Algo::hierarchical || chunk_modelled ? Algo::ring : a;
   const HopKind intra_kind = c.intra_hop();
   auto hop = [&](HopKind k) { return std::max(0.0, n.hop_us(k, table, p)); };
@@ -328,11 +327,7 @@ Seconds latency(const Communicator& c, Op op, Algo a, Proto p, LatencyUse use, b
             inter;
       break;
     case Algo::collnet_chain: us += 2.0 * static_cast<double>(ppn - 1) * intra + inter; break;
-    case Algo::nvls:
-      us = use == LatencyUse::selection
-               ? hop(HopKind::nvlink)
-               : n.nvls_latency_base_us + n.nvls_latency_per_rank_us * static_cast<double>(ranks - 1);
-      break;
+    case Algo::nvls: us = n.nvls_latency_base_us + n.nvls_latency_per_rank_us * static_cast<double>(ranks - 1); break;
     case Algo::nvls_tree: us += hop(HopKind::nvlink) + 2.0 * log2_ceil(nodes) * inter; break;
     case Algo::pat: us += log2_ceil(ranks) * (nodes > 1 ? inter : intra); break;
     case Algo::hierarchical:
@@ -397,14 +392,6 @@ bool uses_flow_engine(const Communicator& c, Engine e) {
 
 namespace {
 
-// NCCL's treeCorrectionFactor for `size` bytes (1 outside 64 B to 256 MiB).
-double tree_correction(const Communicator& c, Proto p, double size) {
-  long lg = 0;
-  for (double v = std::floor(size / 64); v >= 2; v /= 2) ++lg;
-  if (size < 64 || lg >= 23) return 1.0;
-  return c.params().tuner.tree_correction[static_cast<int>(p)][lg];
-}
-
 double peer_bytes(const Communicator& c, Op op, double size) {
   return op == Op::alltoall ? size / static_cast<double>(c.ranks()) : size;
 }
@@ -421,7 +408,7 @@ struct Timing {
 Timing time_of(const Communicator& c, const CollectiveRequest& req, Algo a, Proto p, bool flow,
                DataTimes* shared = nullptr) {
   Timing t;
-  t.latency = latency(c, req.op, a, p, LatencyUse::timing, req.cuda_graph, req.gpus_per_process);
+  t.latency = latency(c, req.op, a, p, req.cuda_graph, req.gpus_per_process);
   DataTimes own(c, req.op, req.size, flow, req.root);
   DataTimes& d = shared != nullptr ? *shared : own;
   t.data = Seconds(d.get(a, p));
@@ -429,7 +416,8 @@ Timing time_of(const Communicator& c, const CollectiveRequest& req, Algo a, Prot
   // sticking to the model for medium sizes", tuning.cc): NCCL's own measured factors by size,
   // which its tuner applies to the tree's bandwidth, apply to the time here too. The pipeline
   // fill below is the start-up of the chunk stream; this is the shortfall of its steady part.
-  if (a == Algo::tree && req.op == Op::all_reduce) t.data = Seconds(t.data.value() / tree_correction(c, p, req.size));
+  if (a == Algo::tree && req.op == Op::all_reduce)
+    t.data = Seconds(t.data.value() / nccl_tree_correction(c, p, req.size));
   // Point-to-point transfers inside a node may run on fewer channels than the links could
   // feed (NCCL's channel count per peer grows with the size): each channel moves at most its
   // copy rate.

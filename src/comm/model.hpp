@@ -66,10 +66,10 @@ CollectiveResult predict(const Communicator& c, const CollectiveRequest& req);
 
 // The two engines, for one fixed algorithm and protocol (exposed for tests and benchmarks).
 Seconds data_time(const Communicator& c, Op op, Algo algo, Proto proto, double size, Engine engine);
-// NCCL's latency model as its tuner uses it (for choosing), or the time the latency part takes
-// (for reporting): they differ for NVLS, and by the launch cost outside CUDA graphs.
-enum class LatencyUse { selection, timing };
-Seconds latency(const Communicator& c, Op op, Algo algo, Proto proto, LatencyUse use = LatencyUse::timing,
-                bool cuda_graph = false, int gpus_per_process = 1);
+// The time the latency part of a collective takes: NCCL's base and per-hop figures on this
+// communicator's links, the NVLS fixed time, and the launch cost outside CUDA graphs. (What
+// NCCL's tuner chooses with is nccl_tuner's.)
+Seconds latency(const Communicator& c, Op op, Algo algo, Proto proto, bool cuda_graph = false,
+                int gpus_per_process = 1);
 
 }  // namespace gf::comm

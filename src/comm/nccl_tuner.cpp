@@ -141,12 +141,12 @@ Seconds nccl_model_time(const Communicator& c, Op op, Algo a, Proto p, double si
   double bw = tuner_busbw(c, op, a, p, graph_algbw_GBps / ratio, nvlink_GBps) * ratio;  // algbw, GB/s
   if (!(bw > 0)) return Seconds(-1);
   double lat = tuner_latency_us(c, op, a, p);
-  const long log_size = log2i(std::floor(size / 64));
-  const int pi = static_cast<int>(p);
-  const bool tree_corrected = (a == Algo::tree && op == Op::all_reduce && size >= 64 && log_size < 23) ||
-                              (a == Algo::nvls_tree && op == Op::all_reduce && size >= 64 && log_size < 24 &&
-                               c.gpu_generation() >= GpuGeneration::blackwell);  // (x86 only: every catalog CPU is)
-  if (tree_corrected) bw *= t.tree_correction[pi][log_size];
+  // Tree all_reduce, and NVLSTree on Blackwell x86 (every catalog CPU is x86), whose table runs
+  // one size further.
+  if (op == Op::all_reduce && a == Algo::tree) bw *= nccl_tree_correction(c, p, size, 23);
+  if (op == Op::all_reduce && a == Algo::nvls_tree && c.gpu_generation() >= GpuGeneration::blackwell) {
+    bw *= nccl_tree_correction(c, p, size, 24);
+  }
   if (a == Algo::ring && p == Proto::simple && c.nodes() > 1 && op == Op::all_reduce &&
       size / (channels(c, Algo::ring) * static_cast<double>(c.ranks())) >= 64) {
     lat *= c.gpu_generation() < GpuGeneration::ampere ? t.plateau_before_sm80 : t.plateau_sm80;
@@ -155,6 +155,12 @@ Seconds nccl_model_time(const Communicator& c, Op op, Algo a, Proto p, double si
 }
 
 double nccl_algbw_ratio(Op op, Algo algo, long ranks) { return algbw_ratio(op, algo, ranks); }
+
+double nccl_tree_correction(const Communicator& c, Proto p, double size, int sizes) {
+  const long log_size = log2i(std::floor(size / 64));
+  if (size < 64 || log_size >= sizes) return 1.0;
+  return c.params().tuner.tree_correction[static_cast<int>(p)][log_size];
+}
 
 Proto nccl_p2p_protocol(const Communicator& c, double peer_bytes, int channels) {
   return peer_bytes <= std::max(1, channels) * c.params().tuner.p2p_ll_threshold_bytes ? Proto::ll : Proto::simple;

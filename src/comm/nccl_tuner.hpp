@@ -25,6 +25,10 @@ Seconds nccl_model_time(const Communicator& c, Op op, Algo algo, Proto proto, do
 // NCCL's bus-to-algorithm bandwidth ratio ("Convert bus BW to algorithm BW" in tuning.cc).
 double nccl_algbw_ratio(Op op, Algo algo, long ranks);
 
+// NCCL's treeCorrectionFactor for `size` bytes: its measured shortfall of a tree's bandwidth
+// at medium sizes, by log2(size / 64) over the first `sizes` powers of two (1 outside them).
+double nccl_tree_correction(const Communicator& c, Proto p, double size, int sizes = 23);
+
 // The protocol NCCL runs a point-to-point transfer of `peer_bytes` to one peer with: LL up to
 // NCCL_P2P_LL_THRESHOLD bytes per channel, Simple above.
 Proto nccl_p2p_protocol(const Communicator& c, double peer_bytes, int channels);
