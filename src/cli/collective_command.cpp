@@ -95,20 +95,20 @@ std::string CollectiveOptions::run() const {
   req.dtype = type->name;
   req.redop = redop;
   // NCCL_ALGO / NCCL_PROTO in --env force the choice as --algo / --proto do.
-  std::string algo = this->algo;
-  std::string proto = this->proto;
-  if (algo.empty() && nccl.algo) algo = *nccl.algo;
-  if (proto.empty() && nccl.proto) proto = *nccl.proto;
-  if (!algo.empty()) {
-    req.algo = comm::parse_algo(algo);
+  std::string forced_algo = algo;
+  std::string forced_proto = proto;
+  if (forced_algo.empty() && nccl.algo) forced_algo = *nccl.algo;
+  if (forced_proto.empty() && nccl.proto) forced_proto = *nccl.proto;
+  if (!forced_algo.empty()) {
+    req.algo = comm::parse_algo(forced_algo);
     if (!req.algo) {
-      throw InputError({}, "--algo", "unknown algorithm '" + algo + "'",
+      throw InputError({}, "--algo", "unknown algorithm '" + forced_algo + "'",
                        "Ring, Tree, NVLS, NVLSTree, CollNetDirect, CollNetChain, PAT, Hierarchical");
     }
   }
-  if (!proto.empty()) {
-    req.proto = comm::parse_proto(proto);
-    if (!req.proto) throw InputError({}, "--proto", "unknown protocol '" + proto + "'", "LL, LL128, Simple");
+  if (!forced_proto.empty()) {
+    req.proto = comm::parse_proto(forced_proto);
+    if (!req.proto) throw InputError({}, "--proto", "unknown protocol '" + forced_proto + "'", "LL, LL128, Simple");
   }
   if (engine == "flow")
     req.engine = comm::Engine::flow;
