@@ -102,13 +102,15 @@ std::string CollectiveOptions::run() const {
   if (!forced_algo.empty()) {
     req.algo = comm::parse_algo(forced_algo);
     if (!req.algo) {
-      throw InputError({}, "--algo", "unknown algorithm '" + forced_algo + "'",
+      throw InputError({}, algo.empty() ? "--env NCCL_ALGO" : "--algo", "unknown algorithm '" + forced_algo + "'",
                        "Ring, Tree, NVLS, NVLSTree, CollNetDirect, CollNetChain, PAT, Hierarchical");
     }
   }
   if (!forced_proto.empty()) {
     req.proto = comm::parse_proto(forced_proto);
-    if (!req.proto) throw InputError({}, "--proto", "unknown protocol '" + forced_proto + "'", "LL, LL128, Simple");
+    if (!req.proto)
+      throw InputError({}, proto.empty() ? "--env NCCL_PROTO" : "--proto", "unknown protocol '" + forced_proto + "'",
+                       "LL, LL128, Simple");
   }
   if (engine == "flow")
     req.engine = comm::Engine::flow;
