@@ -13,6 +13,7 @@
 #include "comm/nccl_tuner.hpp"
 #include "comm/p2p_channels.hpp"
 #include "comm/pattern.hpp"
+#include "comm/pattern_tasks.hpp"
 #include "comm/pipeline_fill.hpp"
 #include "core/error.hpp"
 #include "sim/engine.hpp"
@@ -146,64 +147,10 @@ double run_engine(const sim::TaskGraph& graph, const Communicator& c) {
 }
 
 double flow_engine(const Communicator& c, Op op, Algo algo, double size, double inflate, long root) {
-  // Flows with the same path and size (the same edge in several channels) move as one weighted
-  // flow: max-min gives it the shares of all of them, so the result is unchanged.
-  struct Key {
-    std::vector<topo::LinkId> path;
-    double bytes;
-    bool operator==(const Key& o) const { return bytes == o.bytes && path == o.path; }
-  };
-  struct KeyHash {
-    std::size_t operator()(const Key& k) const {
-      std::size_t h = std::hash<double>()(k.bytes);
-      for (const auto l : k.path) h = h * 1000003u ^ l;
-      return h;
-    }
-  };
   sim::TaskGraph graph;
-  // Per-connection limits (SHM, TCP streams), per phase; phases run one after another.
-  double connection = 0;
-  if (op == Op::alltoall) {
-    // Every all-to-all flow has its own pair of end points: nothing to merge, so skip the map.
-    emit_pattern(
-        c, op, algo, size, inflate, PatternScope{-1, 0, root, &connection},
-        [&](std::span<const topo::LinkId> path, double bytes) { graph.add_flow(path, Bytes(bytes), Seconds(0)); });
-    return std::max(connection, graph.size() == 0 ? 0 : run_engine(graph, c));
-  }
-  // Each phase's flows start together; a zero-length barrier task joins them before the next
-  // phase starts.
-  std::optional<sim::TaskId> barrier;
-  for (int ph = 0; ph < phases(op, algo); ++ph) {
-    std::unordered_map<Key, double, KeyHash> merged;
-    double phase_connection = 0;
-    emit_pattern(c, op, algo, size, inflate, PatternScope{-1, ph, root, &phase_connection},
-                 [&](std::span<const topo::LinkId> path, double bytes) {
-                   merged[Key{std::vector<topo::LinkId>(path.begin(), path.end()), bytes}] += 1.0;
-                 });
-    connection += phase_connection;
-    // Deterministic order: the map's iteration order depends on the hash, so sort first.
-    std::vector<std::pair<const Key*, double>> flows;
-    flows.reserve(merged.size());
-    for (const auto& kv : merged) flows.push_back({&kv.first, kv.second});
-    std::sort(flows.begin(), flows.end(), [](const auto& a, const auto& b) {
-      if (a.first->bytes != b.first->bytes) return a.first->bytes < b.first->bytes;
-      return a.first->path < b.first->path;
-    });
-    std::vector<sim::TaskId> ids;
-    for (const auto& [key, count] : flows) {
-      const sim::TaskId id = graph.add_flow(key->path, Bytes(key->bytes * count), Seconds(0), count);
-      if (barrier) graph.add_dependency(*barrier, id);
-      ids.push_back(id);
-    }
-    if (ph + 1 < phases(op, algo)) {
-      const sim::TaskId next = graph.add_delay(Seconds(0));
-      for (const auto id : ids) graph.add_dependency(id, next);
-      if (ids.empty() && barrier) graph.add_dependency(*barrier, next);
-      barrier = next;
-    }
-  }
-  if (graph.size() == 0) return connection;
-  return std::max(connection, run_engine(graph, c));
+  const PatternTasks traffic = add_pattern_flows(graph, c, op, algo, size, inflate, root, std::nullopt);
+  if (graph.size() == 0) return traffic.connection_seconds;
+  return std::max(traffic.connection_seconds, run_engine(graph, c));
 }
 
 bool available(const Communicator& c, Op op, Algo a, bool nvls_type = true) {
@@ -368,11 +315,17 @@ public:
     return per_byte * size_;
   }
 
+  // At the protocol's wire overhead; `shape` gives the tree's shortfall and the floors too.
   double get(Algo algo, Proto proto) {
     if (size_ <= 0 || c_.ranks() < 2) return 0;
     double t = simple(algo) / protocol_factor(c_, op_, algo, proto);
     if (proto == Proto::ll) t = std::max(t, size_ * busbw_factor(op_, c_.ranks()) / ll_cap(c_));  // NCCL's LL cap
     return t;
+  }
+
+  double get(Algo algo, const WireShape& shape) {
+    if (size_ <= 0 || c_.ranks() < 2) return 0;
+    return std::max(simple(algo) * shape.inflate, shape.floor.value());
   }
 
 private:
@@ -411,19 +364,7 @@ Timing time_of(const Communicator& c, const CollectiveRequest& req, Algo a, Prot
   t.latency = latency(c, req.op, a, p, req.cuda_graph, req.gpus_per_process);
   DataTimes own(c, req.op, req.size, flow, req.root);
   DataTimes& d = shared != nullptr ? *shared : own;
-  t.data = Seconds(d.get(a, p));
-  // NCCL's trees reach less than their steady rate at medium sizes ("Trees are not perfectly
-  // sticking to the model for medium sizes", tuning.cc): NCCL's own measured factors by size,
-  // which its tuner applies to the tree's bandwidth, apply to the time here too. The pipeline
-  // fill below is the start-up of the chunk stream; this is the shortfall of its steady part.
-  if (a == Algo::tree && req.op == Op::all_reduce)
-    t.data = Seconds(t.data.value() / nccl_tree_correction(c, p, req.size));
-  // Point-to-point transfers inside a node may run on fewer channels than the links could
-  // feed (NCCL's channel count per peer grows with the size): each channel moves at most its
-  // copy rate.
-  if (a == Algo::p2p && p == Proto::simple) {
-    t.data = Seconds(std::max(t.data.value(), p2p_channel_time(c, req.op, req.size).value()));
-  }
+  t.data = Seconds(d.get(a, wire_shape(c, req, a, p)));
   t.fill = pipeline_fill(c, a, p, req.size, t.data);
   return t;
 }
@@ -498,6 +439,29 @@ std::optional<BetterChoice> better_choice(const Communicator& c, const Collectiv
 }
 
 }  // namespace
+
+WireShape wire_shape(const Communicator& c, const CollectiveRequest& req, Algo a, Proto p) {
+  WireShape w;
+  if (req.size <= 0 || c.ranks() < 2) return w;
+  w.inflate = 1.0 / protocol_factor(c, req.op, a, p);
+  double floor = 0;
+  if (p == Proto::ll) floor = req.size * busbw_factor(req.op, c.ranks()) / ll_cap(c);  // NCCL's LL cap
+  // NCCL's trees reach less than their steady rate at medium sizes ("Trees are not perfectly
+  // sticking to the model for medium sizes", tuning.cc): NCCL's own measured factors by size,
+  // which its tuner applies to the tree's bandwidth, apply to the time here too. The pipeline
+  // fill is the start-up of the chunk stream; this is the shortfall of its steady part.
+  if (a == Algo::tree && req.op == Op::all_reduce) {
+    const double correction = nccl_tree_correction(c, p, req.size);
+    w.inflate /= correction;
+    floor /= correction;
+  }
+  // Point-to-point transfers inside a node may run on fewer channels than the links could
+  // feed (NCCL's channel count per peer grows with the size): each channel moves at most its
+  // copy rate.
+  if (a == Algo::p2p && p == Proto::simple) floor = std::max(floor, p2p_channel_time(c, req.op, req.size).value());
+  w.floor = Seconds(floor);
+  return w;
+}
 
 Seconds data_time(const Communicator& c, Op op, Algo algo, Proto proto, double size, Engine engine) {
   return Seconds(DataTimes(c, op, size, uses_flow_engine(c, engine)).get(algo, proto));

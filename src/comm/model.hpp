@@ -64,6 +64,17 @@ std::vector<std::pair<Algo, Proto>> candidates(const Communicator& c, Op op, boo
 // NVSwitch SHARP, CollNet without SHARP switches); adds a warning when NCCL would fall back.
 CollectiveResult predict(const Communicator& c, const CollectiveRequest& req);
 
+// How one (algorithm, protocol) turns the Simple pattern's traffic into its data time:
+// every flow's bytes times `inflate` (the protocol's wire overhead, and NCCL's tree shortfall
+// at medium sizes), and at least `floor` whatever the links do (NCCL's LL bandwidth cap, the
+// channel copy rate of a point-to-point transfer). Linear in the flows, so it holds for flows
+// that share links with others.
+struct WireShape {
+  double inflate = 1.0;
+  Seconds floor;
+};
+WireShape wire_shape(const Communicator& c, const CollectiveRequest& req, Algo algo, Proto proto);
+
 // The two engines, for one fixed algorithm and protocol (exposed for tests and benchmarks).
 Seconds data_time(const Communicator& c, Op op, Algo algo, Proto proto, double size, Engine engine);
 // The time the latency part of a collective takes: NCCL's base and per-hop figures on this

@@ -1,0 +1,80 @@
+#include "comm/pattern_tasks.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <unordered_map>
+
+#include "comm/pattern.hpp"
+
+namespace gf::comm {
+
+namespace {
+
+struct FlowKey {
+  std::vector<topo::LinkId> path;
+  double bytes;
+  bool operator==(const FlowKey& o) const { return bytes == o.bytes && path == o.path; }
+};
+
+struct FlowKeyHash {
+  std::size_t operator()(const FlowKey& k) const {
+    std::size_t h = std::hash<double>()(k.bytes);
+    for (const auto l : k.path) h = h * 1000003u ^ l;
+    return h;
+  }
+};
+
+}  // namespace
+
+PatternTasks add_pattern_flows(sim::TaskGraph& graph, const Communicator& c, Op op, Algo algo, double size,
+                               double inflate, long root, std::optional<sim::TaskId> start) {
+  PatternTasks out;
+  if (op == Op::alltoall) {
+    // Every all-to-all flow has its own pair of end points: nothing to merge, so skip the map.
+    emit_pattern(c, op, algo, size, inflate, PatternScope{-1, 0, root, &out.connection_seconds},
+                 [&](std::span<const topo::LinkId> path, double bytes) {
+                   const sim::TaskId id = graph.add_flow(path, Bytes(bytes), Seconds(0));
+                   if (start) graph.add_dependency(*start, id);
+                   out.last.push_back(id);
+                 });
+    return out;
+  }
+  std::optional<sim::TaskId> barrier = start;
+  const int count = phases(op, algo);
+  for (int ph = 0; ph < count; ++ph) {
+    std::unordered_map<FlowKey, double, FlowKeyHash> merged;
+    double phase_connection = 0;
+    emit_pattern(c, op, algo, size, inflate, PatternScope{-1, ph, root, &phase_connection},
+                 [&](std::span<const topo::LinkId> path, double bytes) {
+                   merged[FlowKey{std::vector<topo::LinkId>(path.begin(), path.end()), bytes}] += 1.0;
+                 });
+    out.connection_seconds += phase_connection;
+    // Deterministic order: the map's iteration order depends on the hash, so sort first.
+    std::vector<std::pair<const FlowKey*, double>> flows;
+    flows.reserve(merged.size());
+    for (const auto& kv : merged) flows.push_back({&kv.first, kv.second});
+    std::sort(flows.begin(), flows.end(), [](const auto& a, const auto& b) {
+      if (a.first->bytes != b.first->bytes) return a.first->bytes < b.first->bytes;
+      return a.first->path < b.first->path;
+    });
+    std::vector<sim::TaskId> ids;
+    ids.reserve(flows.size());
+    for (const auto& [key, n] : flows) {
+      const sim::TaskId id = graph.add_flow(key->path, Bytes(key->bytes * n), Seconds(0), n);
+      if (barrier) graph.add_dependency(*barrier, id);
+      ids.push_back(id);
+    }
+    if (ph + 1 < count && !ids.empty()) {
+      // A zero-length barrier joins this phase's flows before the next phase starts.
+      const sim::TaskId next = graph.add_delay(Seconds(0));
+      for (const auto id : ids) graph.add_dependency(id, next);
+      barrier = next;
+    }
+    if (ph + 1 == count) out.last = std::move(ids);
+  }
+  // A last phase without flows ends when the phases before it end.
+  if (out.last.empty() && barrier && barrier != start) out.last.push_back(*barrier);
+  return out;
+}
+
+}  // namespace gf::comm
