@@ -184,14 +184,7 @@ std::string CollectiveOptions::run() const {
   if (!calibration.empty()) h.notes.push_back("calibration: " + calibration);
   for (const auto& v : ignored) h.notes.push_back("env: " + v + " is not modelled (it does not change the prediction)");
   h.notes.insert(h.notes.end(), topology.notes().begin(), topology.notes().end());
-  for (const auto& n : c.notes()) {
-    // The topology already said that P2P was refused; the communicator's note says it again.
-    const bool said = n.starts_with("P2P stays off") &&
-                      std::any_of(topology.notes().begin(), topology.notes().end(), [](const std::string& t) {
-                        return t.find("--p2p on is ignored") != std::string::npos;
-                      });
-    if (!said) h.notes.push_back(n);
-  }
+  h.notes.insert(h.notes.end(), c.notes().begin(), c.notes().end());
   h.transports = c.transport_summary();
   if (format == "json") return report::collective_json(h, rows);
   if (format == "csv") return report::collective_csv(rows);
