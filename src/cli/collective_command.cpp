@@ -99,18 +99,28 @@ std::string CollectiveOptions::run() const {
   std::string forced_proto = proto;
   if (forced_algo.empty() && nccl.algo) forced_algo = *nccl.algo;
   if (forced_proto.empty() && nccl.proto) forced_proto = *nccl.proto;
+  // One name forces it; a list ("Ring,Tree", "^NVLS") leaves NCCL's tuner to choose among those.
   if (!forced_algo.empty()) {
-    req.algo = comm::parse_algo(forced_algo);
-    if (!req.algo) {
+    const auto list = comm::parse_algo_list(forced_algo);
+    if (!list) {
       throw InputError({}, algo.empty() ? "--env NCCL_ALGO" : "--algo", "unknown algorithm '" + forced_algo + "'",
-                       "Ring, Tree, NVLS, NVLSTree, CollNetDirect, CollNetChain, PAT, Hierarchical");
+                       "Ring, Tree, NVLS, NVLSTree, CollNetDirect, CollNetChain, PAT, Hierarchical, a list of "
+                       "them (Ring,Tree) or '^' and a list to leave out");
     }
+    if (list->size() == 1 && forced_algo.front() != '^')
+      req.algo = list->front();
+    else
+      req.algos = *list;
   }
   if (!forced_proto.empty()) {
-    req.proto = comm::parse_proto(forced_proto);
-    if (!req.proto)
+    const auto list = comm::parse_proto_list(forced_proto);
+    if (!list)
       throw InputError({}, proto.empty() ? "--env NCCL_PROTO" : "--proto", "unknown protocol '" + forced_proto + "'",
-                       "LL, LL128, Simple");
+                       "LL, LL128, Simple, a list of them or '^' and a list to leave out");
+    if (list->size() == 1 && forced_proto.front() != '^')
+      req.proto = list->front();
+    else
+      req.protos = *list;
   }
   if (engine == "flow")
     req.engine = comm::Engine::flow;
