@@ -132,7 +132,7 @@ Score score(const Problem& pr, const Model& m) {
 }
 
 // The NCCL knobs this cluster's nccl-tests logs constrain.
-void nccl_knobs(const comm::Communicator& c, int nvgen, std::vector<Knob>& k) {
+void nccl_knobs(const comm::Communicator& c, int nvgen, const std::vector<NcclTestsLog>& logs, std::vector<Knob>& k) {
   bool shm = false;
   for (long b = 1; b < c.ranks_per_node(); ++b) shm = shm || c.transport(0, b) == comm::NcclTransport::shm;
   if (c.nvlink_intra() && nvgen > 0) {
@@ -159,6 +159,12 @@ void nccl_knobs(const comm::Communicator& c, int nvgen, std::vector<Knob>& k) {
                    m.nccl.network_efficiency_for = net;
                  }});
   }
+  // A per-call overhead shows only where it is a visible part of the time: it needs a row of at
+  // most 1 MiB (a profile's single 256 MiB all_reduce cannot tell it from bandwidth).
+  bool small = false;
+  for (const auto& log : logs)
+    for (const auto& row : log.rows) small = small || row.size_bytes <= 1048576.0;
+  if (!small) return;
   k.push_back({"launch_overhead_us", "fixed time per collective call beyond NCCL's latency model", 0.0, 200, false,
                [](const Model& m) { return m.nccl.launch_overhead_us; },
                [](Model& m, double v) { m.nccl.launch_overhead_us = v; }});
@@ -287,7 +293,7 @@ Calibration fit(const Problem& pr, const Model& base) {
   out.nvlink_generation = gpu.nvlink ? gpu.nvlink->generation : 0;
   out.notes = pr.in->notes;
   std::vector<Knob> knobs;
-  if (!pr.in->nccl.empty()) nccl_knobs(probe, out.nvlink_generation, knobs);
+  if (!pr.in->nccl.empty()) nccl_knobs(probe, out.nvlink_generation, pr.in->nccl, knobs);
   catalog_knobs(pr, base, out.nvlink_generation, out, knobs);
   for (const auto& log : pr.in->copies) {
     for (const auto& r : log.rows) {
@@ -318,7 +324,8 @@ Calibration fit(const Problem& pr, const Model& base) {
   for (const auto& k : knobs) out.parameters.push_back({k.name, k.meaning, k.get(base), k.get(m)});
   std::size_t i = 0;
   for (const auto& log : pr.in->nccl) {
-    out.files.push_back({log.file, log.op, log.rows.size(), before.mape[i], after.mape[i]});
+    out.files.push_back(
+        {log.file, log.label.empty() ? log.op : log.label, log.rows.size(), before.mape[i], after.mape[i]});
     ++i;
   }
   for (const auto& log : pr.in->copies) {

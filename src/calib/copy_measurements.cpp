@@ -43,7 +43,7 @@ std::string why_skipped(const std::string& name) {
 }  // namespace
 
 void add_nvbandwidth(const NvbandwidthOutput& out, CalibrationInputs& in) {
-  for (const auto& note : out.notes) in.notes.push_back(out.file + ": " + note);
+  for (const auto& note : out.notes) in.notes.push_back(out.file + ":" + note);
   for (const auto& m : out.matrices) {
     const Known* k = nullptr;
     for (const auto& candidate : kKnown)
@@ -128,7 +128,10 @@ void add_profile(const probe::Profile& p, const std::string& file, CalibrationIn
     }
     for (auto& l : by_kind) in.copies.push_back(std::move(l));
   }
-  auto add_collective = [&](const std::optional<probe::CollectiveResult>& c, const std::string& where) {
+  // gpu.nccl: one process drives every GPU (ncclCommInitAll), as nccl-tests -g N does;
+  // mpi.nccl: one GPU per rank.
+  auto add_collective = [&](const std::optional<probe::CollectiveResult>& c, const std::string& where,
+                            bool one_process) {
     if (!c) return;
     if (c->library != "nccl" || !comm::parse_op(c->op) || c->ranks < 2 || !(c->time.value() > 0) ||
         !(c->size.value() > 0)) {
@@ -139,11 +142,13 @@ void add_profile(const probe::Profile& p, const std::string& file, CalibrationIn
     log.file = file;
     log.op = c->op;
     log.ranks = c->ranks;
+    log.label = c->op + " (" + where + ")";
+    log.gpus_per_process = one_process ? static_cast<int>(std::min(c->ranks, 72)) : 1;
     log.rows.push_back({c->size.value(), c->time.value() * 1e6, c->busbw.value() / 1e9, 0});
     in.nccl.push_back(std::move(log));
   };
-  if (p.gpu) add_collective(p.gpu->nccl, "gpu.nccl");
-  if (p.mpi) add_collective(p.mpi->nccl, "mpi.nccl");
+  if (p.gpu) add_collective(p.gpu->nccl, "gpu.nccl", true);
+  if (p.mpi) add_collective(p.mpi->nccl, "mpi.nccl", false);
   if (in.copies.size() == copies_before && in.nccl.size() == nccl_before) {
     throw InputError({file, 0, 0}, "gpu",
                      "the profile has no GPU copy or NCCL measurement to calibrate with (was it saved on a "

@@ -2,11 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/yaml_fields.hpp"
 
 namespace gf::calib {
 
@@ -50,6 +52,12 @@ bool is_description(const std::string& line, const std::vector<std::string>& w) 
 NvbandwidthOutput parse_nvbandwidth_output(const std::string& text, const std::string& file) {
   NvbandwidthOutput out;
   out.file = file;
+  // nvbandwidth prints ASCII; every string read here may reach JSON output, which must be UTF-8.
+  if (const std::size_t bad = invalid_utf8_at(text); bad != std::string::npos) {
+    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bad), '\n');
+    throw InputError({file, static_cast<int>(line), 0}, "text", fmt::format("byte {} is not valid UTF-8", bad),
+                     "nvbandwidth's text output, as printed");
+  }
   std::vector<std::string> lines;
   {
     std::istringstream in(text);
@@ -73,7 +81,7 @@ NvbandwidthOutput parse_nvbandwidth_output(const std::string& text, const std::s
       continue;
     }
     if (w[0] == "Waived:" || w[0] == "Waiving" || w[0] == "Waived") {
-      out.notes.push_back(fmt::format("line {}: {}", i + 1, line.find_first_not_of(' ') == std::string::npos
+      out.notes.push_back(fmt::format("{}: {}", i + 1, line.find_first_not_of(' ') == std::string::npos
                                                                ? line
                                                                : line.substr(line.find_first_not_of(' '))));
       continue;
@@ -141,7 +149,7 @@ NvbandwidthOutput parse_nvbandwidth_output(const std::string& text, const std::s
     out.matrices.push_back(std::move(m));
     i = r - 1;
   }
-  if (out.matrices.empty()) {
+  if (out.matrices.empty() && out.notes.empty()) {
     throw InputError({file, static_cast<int>(lines.size()), 0}, "matrix", "no nvbandwidth result matrix in the file",
                      "the text nvbandwidth prints (not its --json output), e.g. from "
                      "'nvbandwidth -t host_to_device_memcpy_ce'");

@@ -31,7 +31,7 @@ struct NvbandwidthOutput {
 
 // Parses nvbandwidth's text output. A matrix that is cut short, has a row whose cell count
 // differs from its header, or a cell that is neither a figure nor N/A is an InputError naming
-// file:line; a file with no matrix at all is one too.
+// file:line; a file with neither a matrix nor a waived testcase is one too.
 NvbandwidthOutput parse_nvbandwidth_output(const std::string& text, const std::string& file);
 
 }  // namespace gf::calib
