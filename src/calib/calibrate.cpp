@@ -307,9 +307,12 @@ Calibration fit(const Problem& pr, const Model& base) {
   }
   Model m = base;
   const Score before = score(pr, m);
-  // Coordinate descent: each parameter in turn, a few sweeps (the parameters act on different
-  // sizes and links, so they are nearly independent and this converges quickly).
-  for (int sweep = 0; sweep < 4; ++sweep) {
+  // Coordinate descent: each parameter in turn, sweeps until the objective stops improving. The
+  // NCCL parameters act on different sizes and links, so they are nearly independent and
+  // converge in a few sweeps; copy efficiencies that meet in one path (a host-staged copy runs
+  // at PCIe's copy rate times the staging efficiency) take more.
+  double last = before.objective;
+  for (int sweep = 0; sweep < 40; ++sweep) {
     for (const auto& k : knobs) {
       auto f = [&](double v) {
         Model trial = m;
@@ -319,6 +322,9 @@ Calibration fit(const Problem& pr, const Model& base) {
       const double best = golden(f, k.lo, k.hi);
       if (f(best) < f(k.get(m))) k.set(m, best);
     }
+    const double now = score(pr, m).objective;
+    if (sweep >= 3 && last - now <= 1e-10 * (1 + last)) break;
+    last = now;
   }
   const Score after = score(pr, m);
   for (const auto& k : knobs) out.parameters.push_back({k.name, k.meaning, k.get(base), k.get(m)});
