@@ -170,12 +170,12 @@ TEST(Nvbandwidth, ParsesRealOutputs) {
 
 TEST(Nvbandwidth, MalformedMatricesAreErrorsAtTheirLine) {
   const std::string head = "Running host_to_device_memcpy_ce.\nmemcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n";
-  const std::string short_row = gf::test::input_error(
-      [&] { (void)parse_nvbandwidth_output(head + "   0    1\n0  25.1\n", "short.txt"); });
+  const std::string short_row =
+      gf::test::input_error([&] { (void)parse_nvbandwidth_output(head + "   0    1\n0  25.1\n", "short.txt"); });
   EXPECT_NE(short_row.find("short.txt:4"), std::string::npos) << short_row;
   EXPECT_NE(short_row.find("1 cells where the header has 2 columns"), std::string::npos) << short_row;
-  const std::string bad_cell = gf::test::input_error(
-      [&] { (void)parse_nvbandwidth_output(head + "   0    1\n0  25.1  fast\n", "cell.txt"); });
+  const std::string bad_cell =
+      gf::test::input_error([&] { (void)parse_nvbandwidth_output(head + "   0    1\n0  25.1  fast\n", "cell.txt"); });
   EXPECT_NE(bad_cell.find("cell.txt:4"), std::string::npos) << bad_cell;
   EXPECT_NE(bad_cell.find("row 0 column 1"), std::string::npos) << bad_cell;
   EXPECT_NE(bad_cell.find("N/A"), std::string::npos) << bad_cell;
@@ -189,8 +189,8 @@ TEST(Nvbandwidth, MalformedMatricesAreErrorsAtTheirLine) {
       gf::test::input_error([] { (void)parse_nvbandwidth_output("{\"nvbandwidth\": {}}\n", "out.json"); });
   EXPECT_NE(nothing.find("out.json"), std::string::npos) << nothing;
   EXPECT_NE(nothing.find("--json"), std::string::npos) << nothing;
-  const std::string negative = gf::test::input_error(
-      [&] { (void)parse_nvbandwidth_output(head + "   0\n0  -3\n", "neg.txt"); });
+  const std::string negative =
+      gf::test::input_error([&] { (void)parse_nvbandwidth_output(head + "   0\n0  -3\n", "neg.txt"); });
   EXPECT_NE(negative.find("neg.txt:4"), std::string::npos) << negative;
   const std::string utf8 =
       gf::test::input_error([&] { (void)parse_nvbandwidth_output(head + "   0\n0  \xff\n", "bin.txt"); });
@@ -306,7 +306,7 @@ TEST(CalibrateCopies, AProfileGivesBackPcieStagingAndPageableEfficiencies) {
 TEST(CalibrateCopies, AProfilesNcclRunIsOneMoreLogRow) {
   probe::Profile p;
   p.gpu.emplace();
-  p.gpu->nccl = probe::CollectiveResult{"all_reduce", "nccl", 8, Bytes(268435456), Seconds(2.2e-3),
+  p.gpu->nccl = probe::CollectiveResult{"all_reduce",     "nccl",          8, Bytes(268435456), Seconds(2.2e-3),
                                         Bandwidth(122e9), Bandwidth(213e9)};
   CalibrationInputs in;
   add_profile(p, "h100.json", in);
@@ -340,9 +340,9 @@ TEST(CalibrateCopies, CommandLineExitCodesAndOverlayOnEveryCommand) {
   const auto none = gf::test::run_cli({"calibrate", "--preset", "dgx-a100"});
   EXPECT_EQ(none.code, 2);
   const std::string overlay = ::testing::TempDir() + "calib-4090.yaml";
-  const auto ok = gf::test::run_cli({"calibrate", "--cluster", gf::test::data_file("pcie_8x_rtx4090.yaml"),
-                                     "--nvbandwidth", nvb, "--nvbandwidth",
-                                     gf::test::data_file("nvbandwidth/h100_8x_sm.txt"), "-o", overlay});
+  const auto ok =
+      gf::test::run_cli({"calibrate", "--cluster", gf::test::data_file("pcie_8x_rtx4090.yaml"), "--nvbandwidth", nvb,
+                         "--nvbandwidth", gf::test::data_file("nvbandwidth/h100_8x_sm.txt"), "-o", overlay});
   ASSERT_EQ(ok.code, 0) << ok.err;
   EXPECT_NE(ok.out.find("pcie_copy_efficiency"), std::string::npos) << ok.out;
   EXPECT_NE(ok.out.find("host_to_device_memcpy_ce"), std::string::npos) << ok.out;

@@ -195,7 +195,12 @@ void catalog_knobs(const Problem& pr, const Model& m, int nvgen, Calibration& ou
   // PCIe: the generation whose copy efficiency the most copies depend on (the GPUs' host links).
   int best_gen = 0, best_rows = 0;
   for (const auto& [gen, pg] : m.catalog.pcie_generations()) {
-    const Knob probe{"", "", 0.2, 1.0, true, [gen](const Model& x) { return x.catalog.pcie(gen).copy_efficiency; },
+    const Knob probe{"",
+                     "",
+                     0.2,
+                     1.0,
+                     true,
+                     [gen](const Model& x) { return x.catalog.pcie(gen).copy_efficiency; },
                      [gen](Model& x, double v) { x.catalog.set_pcie_copy_efficiency(gen, v); }};
     const int rows = rows_moved_by(pr, m, probe);
     if (rows > 0 && rows >= best_rows) {
@@ -261,10 +266,10 @@ void check_inputs(const Problem& pr, const topo::Topology& t, const CalibrationI
     for (const auto& r : log.rows) {
       for (const int gpu : {r.src, r.dst}) {
         if (gpu < 0 || gpu >= gpn) {
-          throw InputError({log.file, r.line, 0}, r.where,
-                           fmt::format("GPU {} is beyond the {} GPUs per node of '{}'", gpu, gpn, t.spec().name),
-                           fmt::format("GPUs 0..{}, or the cluster the measurement ran on (--preset/--cluster)",
-                                       gpn - 1));
+          throw InputError(
+              {log.file, r.line, 0}, r.where,
+              fmt::format("GPU {} is beyond the {} GPUs per node of '{}'", gpu, gpn, t.spec().name),
+              fmt::format("GPUs 0..{}, or the cluster the measurement ran on (--preset/--cluster)", gpn - 1));
         }
       }
     }
@@ -297,10 +302,12 @@ Calibration fit(const Problem& pr, const Model& base) {
   catalog_knobs(pr, base, out.nvlink_generation, out, knobs);
   for (const auto& log : pr.in->copies) {
     for (const auto& r : log.rows) {
-      if (r.path == CopyPath::d2d && !r.staged && t.route_gpus(r.src, r.dst).transport == topo::Transport::host_staged) {
-        out.notes.push_back(fmt::format("{}: GPUs {} and {} copied peer-to-peer, but '{}' has P2P off there; "
-                                        "describe the cluster with --p2p on",
-                                        log.file, r.src, r.dst, out.cluster));
+      if (r.path == CopyPath::d2d && !r.staged &&
+          t.route_gpus(r.src, r.dst).transport == topo::Transport::host_staged) {
+        out.notes.push_back(
+            fmt::format("{}: GPUs {} and {} copied peer-to-peer, but '{}' has P2P off there; "
+                        "describe the cluster with --p2p on",
+                        log.file, r.src, r.dst, out.cluster));
         break;
       }
     }
@@ -407,18 +414,18 @@ struct Overlay {
 
 Overlay read_overlay(const std::string& text, const std::string& file) {
   const YAML::Node root = parse_yaml(text, file);
-  const Fields f(root, file, "",
-                 {"cluster", "nodes", "ranks", "network", "nvlink_generation", "pcie_generation", "parameters",
-                  "residuals"});
+  const Fields f(
+      root, file, "",
+      {"cluster", "nodes", "ranks", "network", "nvlink_generation", "pcie_generation", "parameters", "residuals"});
   Overlay o;
   o.nvlink_generation = static_cast<int>(f.integer_or("nvlink_generation", 0, 5, 0));
   o.pcie_generation = static_cast<int>(f.integer_or("pcie_generation", 0, 7, 0));
   o.network = f.text_or("network", "");
   // NCCL's parameters, then the catalog's link efficiencies.
-  const Fields params(f.node("parameters"), file, "parameters",
-                      {"nvlink_efficiency", "shm_channel_GBps", "socket_stream_GBps", "network_efficiency",
-                       "launch_overhead_us", "pcie_copy_efficiency", "nvlink_copy_efficiency",
-                       "host_staging_efficiency", "pageable_copy_efficiency"});
+  const Fields params(
+      f.node("parameters"), file, "parameters",
+      {"nvlink_efficiency", "shm_channel_GBps", "socket_stream_GBps", "network_efficiency", "launch_overhead_us",
+       "pcie_copy_efficiency", "nvlink_copy_efficiency", "host_staging_efficiency", "pageable_copy_efficiency"});
   auto fitted = [&](const char* key, double lo, double hi) {
     if (!params.has(key)) return;
     const Fields v(params.node(key), file, params.field(key), {"catalog", "fitted"});

@@ -49,10 +49,10 @@ void add_nvbandwidth(const NvbandwidthOutput& out, CalibrationInputs& in) {
     for (const auto& candidate : kKnown)
       if (m.testcase == candidate.name) k = &candidate;
     if (k == nullptr) {
-      in.notes.push_back(fmt::format("{}:{}: skipped {}: {}", out.file, m.line,
-                                     m.testcase.empty() ? "a matrix without a testcase name" : m.testcase,
-                                     m.testcase.empty() ? "no 'Running X.' or 'SUM X' line names it"
-                                                        : why_skipped(m.testcase)));
+      in.notes.push_back(
+          fmt::format("{}:{}: skipped {}: {}", out.file, m.line,
+                      m.testcase.empty() ? "a matrix without a testcase name" : m.testcase,
+                      m.testcase.empty() ? "no 'Running X.' or 'SUM X' line names it" : why_skipped(m.testcase)));
       continue;
     }
     CopyLog log{out.file, m.testcase, {}};

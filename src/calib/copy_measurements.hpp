@@ -25,7 +25,7 @@ struct CopyRow {
   bool pageable = false;  // h2d/d2h from pageable (not pinned) host memory
   bool staged = false;    // d2d without peer access: the driver staged it through host memory
   double measured_GBps = 0;
-  int line = 0;  // where in the file (0: no line, e.g. a JSON profile)
+  int line = 0;       // where in the file (0: no line, e.g. a JSON profile)
   std::string where;  // what to call the row in an error (row 2 column 5, gpu.peers[3])
 };
 

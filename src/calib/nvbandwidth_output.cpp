@@ -43,8 +43,8 @@ bool figure(const std::string& s, double& out) {
 // "memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)", "... latency ... (ns)".
 bool is_description(const std::string& line, const std::vector<std::string>& w) {
   int dummy = 0;
-  return !w.empty() && !whole(w[0], dummy) && (line.find("(GB/s)") != std::string::npos ||
-                                               line.find("(ns)") != std::string::npos);
+  return !w.empty() && !whole(w[0], dummy) &&
+         (line.find("(GB/s)") != std::string::npos || line.find("(ns)") != std::string::npos);
 }
 
 }  // namespace
@@ -66,8 +66,8 @@ NvbandwidthOutput parse_nvbandwidth_output(const std::string& text, const std::s
       lines.push_back(line);
     }
   }
-  std::string running;               // the testcase the last "Running X." named
-  std::size_t unnamed_from = 0;      // matrices from here on may still get a name from SUM
+  std::string running;           // the testcase the last "Running X." named
+  std::size_t unnamed_from = 0;  // matrices from here on may still get a name from SUM
   auto fail = [&](std::size_t i, const std::string& field, const std::string& problem, const std::string& valid) {
     throw InputError({file, static_cast<int>(i + 1), 0}, field, problem, valid);
   };
@@ -81,9 +81,9 @@ NvbandwidthOutput parse_nvbandwidth_output(const std::string& text, const std::s
       continue;
     }
     if (w[0] == "Waived:" || w[0] == "Waiving" || w[0] == "Waived") {
-      out.notes.push_back(fmt::format("{}: {}", i + 1, line.find_first_not_of(' ') == std::string::npos
-                                                               ? line
-                                                               : line.substr(line.find_first_not_of(' '))));
+      out.notes.push_back(fmt::format(
+          "{}: {}", i + 1,
+          line.find_first_not_of(' ') == std::string::npos ? line : line.substr(line.find_first_not_of(' '))));
       continue;
     }
     if ((w[0] == "SUM" || (w[0] == "&&&&" && w.size() >= 3 && w[1] == "PERF")) && w.size() >= 3) {
