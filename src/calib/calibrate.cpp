@@ -194,7 +194,8 @@ void catalog_knobs(const Problem& pr, const Model& m, int nvgen, Calibration& ou
   if (pr.in->copies.empty()) return;
   // PCIe: the generation whose copy efficiency the most copies depend on (the GPUs' host links).
   int best_gen = 0, best_rows = 0;
-  for (const auto& [gen, pg] : m.catalog.pcie_generations()) {
+  for (const auto& entry : m.catalog.pcie_generations()) {
+    const int gen = entry.first;  // a named copy: Clang 14 cannot capture a structured binding
     const Knob probe{"",
                      "",
                      0.2,
