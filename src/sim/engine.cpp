@@ -81,7 +81,9 @@ private:
       return;
     }
     const auto path = g_.path(t);
-    if (path.empty() || g_.bytes(t) <= 0) {
+    bool uses_anything = false;
+    for (std::size_t i = 0; i < path.size() && !uses_anything; ++i) uses_anything = g_.demand(t, i) > 0;
+    if (!uses_anything || g_.bytes(t) <= 0) {  // nothing to move, or work that takes no resource
       queue_.push({now + g_.latency(t), t, kCompletion});
       return;
     }
@@ -92,6 +94,7 @@ private:
     for (std::size_t i = 0; i < path.size(); ++i) {
       const LinkId l = path[i];
       if (!(capacity_[l] > 0)) throw std::invalid_argument("flow over a link without capacity");
+      if (!(g_.demand(t, i) > 0)) continue;  // a resource the work does not use
       link_flows_[l].push_back({t, g_.demand(t, i)});
       mark_dirty(l);
     }
