@@ -97,8 +97,8 @@ ComputeEfficiency ComputeEfficiency::parse(const std::string& text, const std::s
         const double peak = number_of(c, "peak_tflops", file) * 1e12;
         if (!(peak > 0) || !c["points"]) continue;
         for (const auto& p : c["points"]) {
-          const double flops = 2 * number_of(p, "b", file) * number_of(p, "m", file) * number_of(p, "n", file) *
-                               number_of(p, "k", file);
+          const double flops =
+              2 * number_of(p, "b", file) * number_of(p, "m", file) * number_of(p, "n", file) * number_of(p, "k", file);
           const double tflops = number_of(p, "tflops", file) * 1e12;
           if (!(flops > 0) || !(tflops > 0)) continue;
           fixed.push_back(flops / tflops - flops / (peak * model.ceiling));

@@ -42,8 +42,8 @@ double attention_seconds(const ComputeContext& c, double batch, double heads, do
   // halved where the mask leaves half the scores out.
   double flops = 4 * batch * heads * queries * keys * static_cast<double>(head_dim) * (causal ? 0.5 : 1.0);
   if (backward) flops *= 2.5;
-  const double fraction = c.efficiency.attention(c.gpu, c.precision, static_cast<long>(keys), head_dim, causal,
-                                                 backward);
+  const double fraction =
+      c.efficiency.attention(c.gpu, c.precision, static_cast<long>(keys), head_dim, causal, backward);
   return flops / (peak_flops(c) * std::max(0.05, fraction));
 }
 
@@ -95,8 +95,8 @@ LayerCost2 transformer_layer_cost(const ModelSpec& m, const ParallelLayout& l, c
     const auto shared = ffn_cost(static_cast<double>(x.expert_ffn), tokens * x.shared_experts);
     ffn = {routed.first + shared.first, routed.second + shared.second};
     const double expert = (m.gated_ffn ? 3.0 : 2.0) * h * static_cast<double>(x.expert_ffn);
-    ffn_params = (static_cast<double>(x.experts) / static_cast<double>(std::max<long>(1, l.ep)) + x.shared_experts) *
-                 expert / t;
+    ffn_params =
+        (static_cast<double>(x.experts) / static_cast<double>(std::max<long>(1, l.ep)) + x.shared_experts) * expert / t;
   } else {
     ffn = ffn_cost(static_cast<double>(m.ffn), tokens);
     ffn_params = (m.gated_ffn ? 3.0 : 2.0) * h * static_cast<double>(m.ffn) / t;
@@ -117,12 +117,12 @@ LayerCost2 transformer_layer_cost(const ModelSpec& m, const ParallelLayout& l, c
   // precision elsewhere; counted at 4 bytes for mixed precision (Megatron's default).
   const double attention_params = (2 * h * q + 2 * h * kv) / t;
   out.gradient_bytes = (attention_params + ffn_params) * (o.precision == Precision::fp32 ? 4.0 : 4.0);
-  const double active_ffn = moe_layer && m.moe ? (m.gated_ffn ? 3.0 : 2.0) * h *
-                                                     static_cast<double>(m.moe->expert_ffn) *
-                                                     (m.moe->top_k + m.moe->shared_experts) / t
-                                               : ffn_params;
-  out.flops = 6 * tokens * (attention_params + active_ffn) +
-              3 * 4 * b * heads * s * s * cp * static_cast<double>(m.head_dim);
+  const double active_ffn = moe_layer && m.moe
+                                ? (m.gated_ffn ? 3.0 : 2.0) * h * static_cast<double>(m.moe->expert_ffn) *
+                                      (m.moe->top_k + m.moe->shared_experts) / t
+                                : ffn_params;
+  out.flops =
+      6 * tokens * (attention_params + active_ffn) + 3 * 4 * b * heads * s * s * cp * static_cast<double>(m.head_dim);
   return out;
 }
 
