@@ -10,6 +10,7 @@
 #include "cli/cluster_options.hpp"
 #include "cli/collective_command.hpp"
 #include "cli/pipeline_command.hpp"
+#include "cli/train_command.hpp"
 #include "cli/probe_command.hpp"
 #include "comm/communicator.hpp"
 #include "core/error.hpp"
@@ -193,6 +194,11 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   PipelineOptions pipeline_opts;
   pipeline_opts.add_to(*pipeline_cmd);
 
+  auto* train_cmd = app.add_subcommand(
+      "train", "Model one training step: time, throughput, MFU, where the time goes, memory, scaling");
+  TrainOptions train_opts;
+  train_opts.add_to(*train_cmd);
+
   auto* probe_cmd = app.add_subcommand(
       "probe", "Measure this machine: memory, storage, CPU decode, GPU copies, NCCL; across nodes with --mpi");
   ProbeOptions probe_opts;
@@ -258,6 +264,8 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
       result = calibrate_opts.run();
     } else if (pipeline_cmd->parsed()) {
       result = pipeline_opts.run();
+    } else if (train_cmd->parsed()) {
+      result = train_opts.run();
     } else if (probe_cmd->parsed()) {
       result = probe_opts.run();
     } else if (validate_cmd->parsed()) {

@@ -31,7 +31,13 @@ std::vector<std::pair<std::size_t, double>> make_buckets(const std::vector<Layer
 }  // namespace
 
 DdpStep ddp_step(const comm::Communicator& dp, const std::vector<LayerCost>& layers, const DdpOptions& o) {
+  return ddp_step(std::vector<const comm::Communicator*>{&dp}, layers, o);
+}
+
+DdpStep ddp_step(const std::vector<const comm::Communicator*>& groups, const std::vector<LayerCost>& layers,
+                 const DdpOptions& o) {
   DdpStep out;
+  const comm::Communicator& dp = *groups.front();
   sim::TaskGraph g;
   // The GPU's compute as one resource after the topology's links: kernels run one after
   // another on the compute stream (a chain), while NCCL's flows use the links.
@@ -68,28 +74,43 @@ DdpStep ddp_step(const comm::Communicator& dp, const std::vector<LayerCost>& lay
     }
   }
   const auto buckets = make_buckets(layers, o);
-  std::optional<sim::TaskId> previous;  // NCCL runs one collective at a time on its stream
-  std::vector<comm::PlacedCollective> placed;
-  for (const auto& [index, bytes] : buckets) {
-    comm::CollectiveRequest req;
-    req.op = comm::Op::all_reduce;
-    req.size = bytes;
-    req.dtype = o.dtype;
-    auto p = comm::add_collective(g, dp, req);
-    if (ready[index]) g.add_dependency(*ready[index], p.entry);
-    if (previous) g.add_dependency(*previous, p.entry);
-    previous = p.exit;
-    placed.push_back(p);
-    out.communication_s += p.alone.time.value();
-  }
+  // NCCL runs one collective at a time per communicator (its stream): each group's buckets
+  // chain; the groups run side by side.
+  std::vector<std::optional<sim::TaskId>> previous(groups.size());
+  std::vector<comm::PlacedCollective> placed;  // the first group's, for the report
+  auto reduce = [&](comm::Op op, double bytes, std::optional<sim::TaskId> after) {
+    for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+      if (groups[gi]->ranks() < 2) continue;
+      comm::CollectiveRequest req;
+      req.op = op;
+      req.size = bytes;  // nccl-tests' size: the whole buffer for reduce_scatter and all_gather
+      req.dtype = o.dtype;
+      auto p = comm::add_collective(g, *groups[gi], req);
+      if (after) g.add_dependency(*after, p.entry);
+      if (previous[gi]) g.add_dependency(*previous[gi], p.entry);
+      previous[gi] = p.exit;
+      if (gi == 0) {
+        placed.push_back(p);
+        out.communication_s += p.alone.time.value();
+      }
+    }
+  };
+  for (const auto& [index, bytes] : buckets)
+    reduce(o.reduce_scatter ? comm::Op::reduce_scatter : comm::Op::all_reduce, bytes, ready[index]);
+  const std::size_t reduced = placed.size();
   const sim::TaskId optimizer = kernel(o.optimizer_s, "optimizer");
   if (last) g.add_dependency(*last, optimizer);
-  if (previous) g.add_dependency(*previous, optimizer);
+  for (const auto& p : previous)
+    if (p) g.add_dependency(*p, optimizer);
+  std::fill(previous.begin(), previous.end(), std::optional<sim::TaskId>{});
+  // The updated parameters gathered back (sharded optimizer), after the optimizer.
+  for (double left = o.gather_bytes; left > 0; left -= o.bucket_bytes)
+    reduce(comm::Op::all_gather, std::min(left, o.bucket_bytes), optimizer);
   const auto r = sim::simulate(g, capacity);
   out.step_s = r.makespan.value();
   out.compute_s = compute;
   out.exposed_s = std::max(0.0, out.step_s - compute);
-  for (std::size_t i = 0; i < placed.size(); ++i) {
+  for (std::size_t i = 0; i < reduced && i < buckets.size(); ++i) {
     out.buckets.push_back(
         {buckets[i].second, r.start[placed[i].entry], r.finish[placed[i].exit], placed[i].alone.time.value()});
   }

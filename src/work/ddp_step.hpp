@@ -30,6 +30,11 @@ struct DdpOptions {
   long accumulation = 1;                          // micro-batches per step; only the last reduces
   double optimizer_s = 0;
   std::string dtype = "float";  // the gradients' type as nccl-tests names it (float, bfloat16)
+  // Sharded optimizer states (Megatron's distributed optimizer, ZeRO-1/2): buckets are
+  // reduce-scattered, and after the optimizer each rank all-gathers the updated parameters
+  // (`gather_bytes` in all, in buckets of the same size).
+  bool reduce_scatter = false;
+  double gather_bytes = 0;
 };
 
 struct DdpBucket {
@@ -49,5 +54,10 @@ struct DdpStep {
 
 // Layers in forward order. The communicator is the data-parallel group; one rank per GPU.
 DdpStep ddp_step(const comm::Communicator& dp, const std::vector<LayerCost>& layers, const DdpOptions& o);
+// Several data-parallel groups at once (one per tensor-parallel rank: they share the NICs and
+// the fabric); the first group's GPU stands for every GPU's compute. All must live on one
+// topology with the same NCCL parameters.
+DdpStep ddp_step(const std::vector<const comm::Communicator*>& groups, const std::vector<LayerCost>& layers,
+                 const DdpOptions& o);
 
 }  // namespace gf::work

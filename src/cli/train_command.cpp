@@ -1,0 +1,277 @@
+#include "cli/train_command.hpp"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "report/table.hpp"
+#include "topo/topology.hpp"
+#include "work/model_library.hpp"
+#include "work/model_size.hpp"
+#include "work/train_step.hpp"
+
+namespace gf::cli {
+
+void TrainOptions::add_to(CLI::App& app) {
+  cluster.add_to(app);
+  app.add_flag("--list", list, "List the built-in models");
+  app.add_option("--model", model, "A built-in model (see --list)");
+  app.add_option("--model-file", model_file, "A model YAML file (docs/model-format.md)");
+  app.add_option("--layers", layers, "Transformer layers (a model given by its architecture)");
+  app.add_option("--hidden", hidden, "Hidden size");
+  app.add_option("--heads", heads, "Attention heads");
+  app.add_option("--kv-heads", kv_heads, "Key/value heads (GQA; default: --heads)");
+  app.add_option("--ffn", ffn, "FFN width (default: 4 x hidden)");
+  app.add_flag("--gated-ffn", gated_ffn, "Gated FFN (SwiGLU)");
+  app.add_option("--seq", seq, "Sequence length");
+  app.add_option("--vocab", vocab, "Vocabulary size");
+  app.add_option("--experts", experts, "MoE experts (with --top-k)");
+  app.add_option("--top-k", top_k, "Experts per token");
+  app.add_option("--tp", tp, "Tensor-parallel size");
+  app.add_option("--pp", pp, "Pipeline stages (not modelled yet: 1)");
+  app.add_option("--dp", dp, "Data-parallel size (default: the GPUs left by TP x PP x CP)");
+  app.add_option("--cp", cp, "Context-parallel size (not modelled yet: 1)");
+  app.add_option("--ep", ep, "Expert-parallel size (not modelled yet: 1)");
+  app.add_option("--vpp", vpp, "Virtual pipeline stages");
+  app.add_option("--order", order, "Rank order, innermost first (Megatron's: tp-cp-ep-dp-pp)");
+  app.add_flag("--sequence-parallel", sequence_parallel, "Megatron's sequence parallelism with TP");
+  app.add_option("--micro-batch", micro_batch, "Sequences (samples) per micro-batch");
+  app.add_option("--global-batch", global_batch, "Sequences per step (gradient accumulation follows)");
+  app.add_option("--recompute", recompute, "none | selective | full");
+  app.add_option("--precision", precision, "fp32 | fp16 | bf16 | fp8");
+  app.add_option("--zero", zero, "DeepSpeed ZeRO stage: 0 | 1 | 2 (3 not modelled yet)");
+  app.add_option("--fsdp", fsdp, "PyTorch FSDP: grad-op (full and hybrid not modelled yet)");
+  app.add_flag("--distributed-optimizer", distributed_optimizer, "Megatron's distributed optimizer");
+  app.add_option("--bucket-mb", bucket_mb, "DDP gradient bucket, MiB");
+  app.add_option("--scale", scale, "Node counts for a scaling curve, e.g. 1,2,4,16");
+  app.add_option("--scaling", scaling, "weak (global batch per GPU kept) | strong (global batch kept)");
+  app.add_option("--format", format, "table | json");
+}
+
+namespace {
+
+work::ModelSpec model_of(const TrainOptions& o) {
+  const int given = (!o.model.empty()) + (!o.model_file.empty()) + (!o.layers.empty());
+  if (given != 1)
+    throw InputError({}, "--model", given == 0 ? "no model given" : "give one of --model, --model-file, --layers",
+                     "--model NAME (--list), --model-file FILE, or --layers --hidden --heads --seq --vocab");
+  if (o.layers.empty()) {
+    const std::pair<const char*, const std::string*> arch[] = {
+        {"--hidden", &o.hidden}, {"--heads", &o.heads}, {"--kv-heads", &o.kv_heads}, {"--ffn", &o.ffn},
+        {"--seq", &o.seq},       {"--vocab", &o.vocab}, {"--experts", &o.experts},   {"--top-k", &o.top_k}};
+    for (const auto& [flag, value] : arch)
+      if (!value->empty())
+        throw InputError({}, flag, "an architecture flag beside --model or --model-file",
+                         "a library model or file as it is, or the whole architecture from --layers on");
+  }
+  if (!o.model.empty()) return work::library_model(o.model);
+  if (!o.model_file.empty()) return work::model_from_file(o.model_file);
+  work::ModelSpec m;
+  m.name = "custom";
+  m.layers = parse_whole("--layers", o.layers, 1, 100000);
+  if (o.hidden.empty() || o.heads.empty() || o.seq.empty() || o.vocab.empty())
+    throw InputError({}, "--layers", "a model by its architecture needs --hidden, --heads, --seq and --vocab too",
+                     "--layers N --hidden H --heads A --seq S --vocab V");
+  m.hidden = parse_whole("--hidden", o.hidden, 1, 1L << 24);
+  m.heads = parse_whole("--heads", o.heads, 1, m.hidden);
+  if (m.hidden % m.heads != 0) throw InputError({}, "--heads", "does not divide --hidden", "a divisor of --hidden");
+  m.kv_heads = o.kv_heads.empty() ? m.heads : parse_whole("--kv-heads", o.kv_heads, 1, m.heads);
+  if (m.heads % m.kv_heads != 0) throw InputError({}, "--kv-heads", "does not divide --heads", "a divisor of --heads");
+  m.head_dim = m.hidden / m.heads;
+  m.ffn = o.ffn.empty() ? 4 * m.hidden : parse_whole("--ffn", o.ffn, 1, 1L << 26);
+  m.gated_ffn = o.gated_ffn;
+  m.seq = parse_whole("--seq", o.seq, 1, 1L << 24);
+  m.vocab = parse_whole("--vocab", o.vocab, 1, 1L << 24);
+  if (!o.experts.empty()) {
+    work::MoeSpec e;
+    e.experts = static_cast<int>(parse_whole("--experts", o.experts, 1, 1 << 16));
+    e.top_k = static_cast<int>(parse_whole("--top-k", o.top_k.empty() ? "1" : o.top_k, 1, e.experts));
+    e.expert_ffn = m.ffn;
+    m.moe = e;
+  }
+  return m;
+}
+
+struct Point {
+  long nodes = 0;
+  work::TrainResult r;
+};
+
+}  // namespace
+
+std::string TrainOptions::run() const {
+  if (list) {
+    report::TextTable t({"name", "kind", "parameters", "source"});
+    for (const auto& e : work::model_library())
+      t.add_row({e.name, e.kind, fmt::format("{:.3g}B", e.params / 1e9), e.source.substr(0, 90)});
+    return t.render();
+  }
+  if (format != "table" && format != "json") throw InputError({}, "--format", "got '" + format + "'", "table, json");
+  const work::ModelSpec m = model_of(*this);
+  work::TrainOptions o;
+  o.layout.tp = parse_whole("--tp", tp, 1, 1 << 16);
+  o.layout.pp = parse_whole("--pp", pp, 1, 1 << 16);
+  o.layout.cp = parse_whole("--cp", cp, 1, 1 << 16);
+  o.layout.ep = parse_whole("--ep", ep, 1, 1 << 16);
+  o.layout.vpp = parse_whole("--vpp", vpp, 1, 64);
+  o.layout.sequence_parallel = sequence_parallel;
+  o.order = work::parse_rank_order(order, "--order");
+  o.memory.micro_batch = parse_whole("--micro-batch", micro_batch, 1, 1 << 20);
+  const long global = parse_whole("--global-batch", global_batch, 0, 1L << 30);
+  if (recompute == "none")
+    o.memory.recompute = work::Recompute::none;
+  else if (recompute == "selective")
+    o.memory.recompute = work::Recompute::selective;
+  else if (recompute == "full")
+    o.memory.recompute = work::Recompute::full;
+  else
+    throw InputError({}, "--recompute", "got '" + recompute + "'", "none, selective, full");
+  if (precision == "fp32")
+    o.memory.precision = work::Precision::fp32;
+  else if (precision == "fp16")
+    o.memory.precision = work::Precision::fp16;
+  else if (precision == "bf16")
+    o.memory.precision = work::Precision::bf16;
+  else if (precision == "fp8")
+    o.memory.precision = work::Precision::fp8;
+  else
+    throw InputError({}, "--precision", "got '" + precision + "'", "fp32, fp16, bf16, fp8");
+  const long z = parse_whole("--zero", zero, 0, 3);
+  o.memory.sharding = z == 1   ? work::Sharding::zero1
+                      : z == 2 ? work::Sharding::zero2
+                      : z == 3 ? work::Sharding::zero3
+                               : work::Sharding::none;
+  if (!fsdp.empty()) {
+    if (fsdp == "full")
+      o.memory.sharding = work::Sharding::fsdp_full;
+    else if (fsdp == "grad-op")
+      o.memory.sharding = work::Sharding::fsdp_grad_op;
+    else if (fsdp == "hybrid")
+      o.memory.sharding = work::Sharding::fsdp_hybrid;
+    else
+      throw InputError({}, "--fsdp", "got '" + fsdp + "'", "full, grad-op, hybrid");
+  }
+  o.memory.distributed_optimizer = distributed_optimizer;
+  o.memory.bucket_bytes = static_cast<double>(parse_whole("--bucket-mb", bucket_mb, 1, 1 << 16)) * 1024 * 1024;
+  if (scaling != "weak" && scaling != "strong")
+    throw InputError({}, "--scaling", "got '" + scaling + "'", "weak, strong");
+
+  const hw::Catalog catalog = cluster.load_catalog();
+  std::vector<long> node_counts;
+  if (!scale.empty()) {
+    std::size_t start = 0;
+    while (start <= scale.size()) {
+      const std::size_t comma = std::min(scale.find(',', start), scale.size());
+      node_counts.push_back(parse_whole("--scale", scale.substr(start, comma - start), 1, 1 << 20));
+      start = comma + 1;
+    }
+  }
+  std::vector<Point> points;
+  long base_dp = 0;
+  auto evaluate = [&](const std::string& nodes_text) {
+    ClusterOptions c = cluster;
+    if (!nodes_text.empty()) c.nodes = nodes_text;
+    const topo::Topology t(c.load_spec(catalog), catalog);
+    work::TrainOptions oo = o;
+    const long model_parallel = oo.layout.tp * oo.layout.pp * oo.layout.cp;
+    if (t.gpu_count() % model_parallel != 0)
+      throw InputError({}, "--tp",
+                       fmt::format("TP x PP x CP = {} does not divide the {} GPUs", model_parallel, t.gpu_count()),
+                       "a model-parallel size dividing the GPU count");
+    const long auto_dp = t.gpu_count() / model_parallel;
+    oo.layout.dp = dp == "0" || !nodes_text.empty() ? auto_dp : parse_whole("--dp", dp, 1, 1L << 24);
+    if (base_dp == 0) base_dp = oo.layout.dp;
+    oo.global_batch = global;
+    if (!nodes_text.empty() && global > 0 && scaling == "weak") oo.global_batch = global / base_dp * oo.layout.dp;
+    return std::pair{t.gpu_count(), work::train_step(t, m, oo)};
+  };
+  if (node_counts.empty()) {
+    points.push_back({0, evaluate("").second});
+  } else {
+    for (const long n : node_counts) points.push_back({n, evaluate(std::to_string(n)).second});
+  }
+  const auto& r = points.front().r;
+  const auto params = work::count_parameters(m);
+  if (format == "json") {
+    nlohmann::json j;
+    j["model"] = m.name;
+    j["parameters"] = params.total;
+    j["step_time_s"] = r.step_s;
+    j["tokens_per_s"] = r.tokens_per_s;
+    j["samples_per_s"] = r.samples_per_s;
+    j["tflops_per_gpu"] = r.hardware_tflops_per_gpu;
+    j["model_tflops_per_gpu"] = r.model_tflops_per_gpu;
+    j["mfu"] = r.mfu;
+    j["hfu"] = r.hfu;
+    j["memory_per_gpu_GiB"] = r.memory.total / (1024.0 * 1024 * 1024);
+    j["fits"] = r.fits;
+    j["breakdown"] = {{"compute", r.breakdown.compute_s},
+                      {"tp_communication", r.breakdown.tp_s},
+                      {"dp_exposed", r.breakdown.dp_exposed_s},
+                      {"optimizer", r.breakdown.optimizer_s},
+                      {"pipeline_bubble", 0.0},
+                      {"data_stall", 0.0}};
+    j["bottleneck"] = r.bottleneck;
+    j["assumptions"] = r.assumptions;
+    if (!node_counts.empty()) {
+      nlohmann::json s = nlohmann::json::array();
+      for (const auto& p : points) {
+        const double speedup = p.r.samples_per_s / points.front().r.samples_per_s;
+        const double gpus_ratio = static_cast<double>(p.r.gpus) / static_cast<double>(points.front().r.gpus);
+        s.push_back({{"nodes", p.nodes},
+                     {"gpus", p.r.gpus},
+                     {"step_time_s", p.r.step_s},
+                     {"tokens_per_s", p.r.tokens_per_s},
+                     {"samples_per_s", p.r.samples_per_s},
+                     {"speedup", speedup},
+                     {"efficiency", speedup / gpus_ratio}});
+      }
+      j["scaling"] = s;
+    }
+    return j.dump(2) + "\n";
+  }
+  std::string out;
+  out += fmt::format("# model: {} ({:.3g}B parameters{}), {} precision, micro-batch {}, {} micro-batches per step\n",
+                     m.name, params.total / 1e9,
+                     m.moe ? fmt::format(", {:.3g}B active", params.active / 1e9) : std::string(), precision,
+                     o.memory.micro_batch, r.micro_batches);
+  out += fmt::format("# layout: TP {} x PP {} x DP {} x CP {} on {} GPUs{}\n", o.layout.tp, o.layout.pp,
+                     r.gpus / (o.layout.tp * o.layout.pp * o.layout.cp), o.layout.cp, r.gpus,
+                     sequence_parallel ? ", sequence parallel" : "");
+  out += fmt::format("step time          {:.4g} s\n", r.step_s);
+  if (r.tokens_per_s > 0) out += fmt::format("tokens/s           {:.4g}\n", r.tokens_per_s);
+  out += fmt::format("samples/s          {:.4g}\n", r.samples_per_s);
+  out += fmt::format("TFLOP/s per GPU    {:.1f} model, {:.1f} hardware (MFU {:.1f}%, HFU {:.1f}%)\n",
+                     r.model_tflops_per_gpu, r.hardware_tflops_per_gpu, 100 * r.mfu, 100 * r.hfu);
+  out += fmt::format("memory per GPU     {:.1f} GiB of {:.0f} GiB{}\n", r.memory.total / (1024.0 * 1024 * 1024),
+                     r.gpu_memory / (1024.0 * 1024 * 1024), r.fits ? "" : "  (does not fit)");
+  report::TextTable b({"part", "seconds", "share"}, {report::TextTable::Align::left, report::TextTable::Align::right,
+                                                     report::TextTable::Align::right});
+  auto row = [&](const char* name, double s) {
+    b.add_row({name, fmt::format("{:.4g}", s), fmt::format("{:.1f}%", 100 * s / r.step_s)});
+  };
+  row("compute", r.breakdown.compute_s);
+  row("tensor-parallel collectives", r.breakdown.tp_s);
+  row("data-parallel sync (exposed)", r.breakdown.dp_exposed_s);
+  row("optimizer", r.breakdown.optimizer_s);
+  out += "\n" + b.render();
+  out += fmt::format("\nbottleneck: {}\n", r.bottleneck);
+  if (!node_counts.empty()) {
+    report::TextTable s({"nodes", "GPUs", "step (s)", "samples/s", "speedup", "efficiency"});
+    for (const auto& p : points) {
+      const double speedup = p.r.samples_per_s / points.front().r.samples_per_s;
+      const double ratio = static_cast<double>(p.r.gpus) / static_cast<double>(points.front().r.gpus);
+      s.add_row({std::to_string(p.nodes), std::to_string(p.r.gpus), fmt::format("{:.4g}", p.r.step_s),
+                 fmt::format("{:.4g}", p.r.samples_per_s), fmt::format("{:.2f}x", speedup),
+                 fmt::format("{:.1f}%", 100 * speedup / ratio)});
+    }
+    out += "\nscaling (" + scaling + "):\n" + s.render();
+  }
+  out += "\nassumptions:\n";
+  for (const auto& a : r.assumptions) out += "  " + a + "\n";
+  for (const auto& a : r.memory.assumptions) out += "  " + a + "\n";
+  return out;
+}
+
+}  // namespace gf::cli

@@ -1,0 +1,32 @@
+#pragma once
+// `gpufabric train`: one training step of a model on a cluster under a parallel layout: step
+// time, throughput, TFLOP/s per GPU in both conventions, MFU and HFU, where the time goes, memory
+// per GPU, and the scaling curve over node counts.
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "cli/cluster_options.hpp"
+
+namespace gf::cli {
+
+struct TrainOptions {
+  ClusterOptions cluster;
+  bool list = false;
+  std::string model, model_file;
+  std::string layers, hidden, heads, kv_heads, ffn, seq, vocab, experts, top_k;
+  bool gated_ffn = false;
+  std::string tp = "1", pp = "1", dp = "0", cp = "1", ep = "1", vpp = "1", order = "tp-cp-ep-dp-pp";
+  bool sequence_parallel = false;
+  std::string micro_batch = "1", global_batch = "0", recompute = "none", precision = "bf16";
+  std::string zero = "0", fsdp;
+  bool distributed_optimizer = false;
+  std::string bucket_mb = "25";
+  std::string scale, scaling = "weak";
+  std::string format = "table";
+
+  void add_to(CLI::App& app);
+  [[nodiscard]] std::string run() const;
+};
+
+}  // namespace gf::cli

@@ -1,0 +1,176 @@
+#include "work/train_step.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <deque>
+
+#include "comm/model.hpp"
+#include "core/error.hpp"
+#include "work/ddp_step.hpp"
+#include "work/layer_cost.hpp"
+
+namespace gf::work {
+
+namespace {
+
+void refuse(bool cond, const std::string& flag, const std::string& what, const std::string& valid) {
+  if (cond) throw InputError({}, flag, what, valid);
+}
+
+double tp_collective_s(const comm::Communicator* tp, double bytes, const std::string& dtype) {
+  if (tp == nullptr || bytes <= 0) return 0;
+  comm::CollectiveRequest r;
+  r.op = comm::Op::all_reduce;  // = a reduce-scatter and an all-gather with sequence parallelism
+  r.size = bytes;
+  r.dtype = dtype;
+  r.engine = comm::Engine::analytic;
+  return comm::predict(*tp, r).time.value();
+}
+
+}  // namespace
+
+TrainResult train_step(const topo::Topology& t, const ModelSpec& m, const TrainOptions& o) {
+  const ParallelLayout& l = o.layout;
+  const long gpus = t.gpu_count();
+  refuse(l.gpus() != gpus, "--dp",
+         fmt::format("TP {} x PP {} x DP {} x CP {} = {} GPUs, but the cluster has {}", l.tp, l.pp, l.dp, l.cp,
+                     l.gpus(), gpus),
+         "a layout whose product is the cluster's GPU count");
+  refuse(l.pp > 1, "--pp", "pipeline parallelism is not modelled yet", "--pp 1");
+  refuse(l.cp > 1, "--cp", "context parallelism is not modelled yet", "--cp 1");
+  refuse(l.ep > 1, "--ep", "expert parallelism is not modelled yet", "--ep 1");
+  refuse(o.memory.sharding == Sharding::zero3 || o.memory.sharding == Sharding::fsdp_full ||
+             o.memory.sharding == Sharding::fsdp_hybrid,
+         "--zero", "full sharding (ZeRO-3, FSDP full or hybrid) is not modelled yet", "--zero 0|1|2, --fsdp grad-op");
+  if (m.is_transformer()) {
+    refuse(m.heads % l.tp != 0, "--tp", fmt::format("TP {} does not divide the {} heads", l.tp, m.heads),
+           "a TP size dividing the attention heads");
+  }
+  const long micro = o.memory.micro_batch;
+  const long global = o.global_batch > 0 ? o.global_batch : micro * l.dp;
+  refuse(global % (micro * l.dp) != 0, "--global-batch",
+         fmt::format("{} is not a multiple of micro batch {} x DP {}", global, micro, l.dp),
+         "a multiple of micro-batch x DP");
+
+  TrainResult out;
+  out.gpus = gpus;
+  out.micro_batches = global / (micro * l.dp);
+  MemoryOptions mem = o.memory;
+  mem.micro_batches = out.micro_batches;
+  mem.gpus_per_node = t.gpus_per_node();
+  out.memory = training_memory(m, l, mem);
+  out.gpu_memory = t.gpu_spec().memory.value();
+  out.fits = out.memory.total <= out.gpu_memory;
+
+  const auto& eff = ComputeEfficiency::builtin();
+  const ComputeContext ctx{t.gpu_spec(), o.memory.precision, eff};
+  const std::string dtype = o.memory.precision == Precision::fp32 ? "float" : "bfloat16";
+  // The groups the representative GPU 0 belongs to, and every DP group (they share the NICs).
+  std::optional<comm::Communicator> tp;
+  if (l.tp > 1) tp.emplace(t, group_of(l, o.order, Axis::tp, 0));
+  std::deque<comm::Communicator> dp_groups;
+  std::vector<const comm::Communicator*> dp;
+  if (l.dp > 1) {
+    for (const auto& g : groups(l, o.order, Axis::dp)) dp_groups.emplace_back(t, g);
+    for (const auto& c : dp_groups) dp.push_back(&c);
+  }
+
+  std::vector<LayerCost> layers;
+  double flops_per_micro = 0;  // model FLOPs of one micro-batch on this GPU
+  double params_here = 0;
+  if (m.is_transformer()) {
+    const double tokens = static_cast<double>(micro * m.seq);
+    const double h = static_cast<double>(m.hidden);
+    // Embedding lookup is memory work; the output projection a GEMM over the vocabulary.
+    const double head_f = gemm_seconds(ctx, tokens, static_cast<double>(m.vocab) / static_cast<double>(l.tp), h);
+    for (long i = 0; i < m.layers; ++i) {
+      const bool moe = m.moe && i >= m.moe->dense_layers;
+      const LayerCost2 c = transformer_layer_cost(m, l, mem, ctx, moe);
+      const double tp_s = tp_collective_s(tp ? &*tp : nullptr, c.tp_bytes, dtype);
+      layers.push_back({fmt::format("layer {}", i), c.attention_forward + c.ffn_forward + 2 * tp_s,
+                        c.attention_backward + c.ffn_backward + 2 * tp_s, c.gradient_bytes});
+      out.breakdown.tp_s += 4 * tp_s * static_cast<double>(out.micro_batches);
+      flops_per_micro += c.flops;
+      params_here += c.gradient_bytes / 4;
+    }
+    const double vocab_params = static_cast<double>(m.vocab) * h / static_cast<double>(l.tp);
+    layers.push_back({"output", head_f, 2 * head_f, vocab_params * (m.tied_embeddings ? 0 : 4)});
+    layers.insert(layers.begin(), LayerCost{"embedding", memory_seconds(ctx, tokens * h * 2), 0, vocab_params * 4});
+    flops_per_micro += 6 * tokens * vocab_params;
+    params_here += vocab_params * (m.tied_embeddings ? 1 : 2);
+  } else {
+    // A generic model: its forward FLOPs per sample at the GEMM ceiling, backward twice that.
+    const double flops = m.flops_per_sample * static_cast<double>(micro);
+    const GemmModel gm = eff.gemm(t.gpu_spec(), o.memory.precision);
+    const double fwd = flops / (peak_flops(ctx) * gm.ceiling);
+    // Gradients appear through the backward pass: spread them over ten equal blocks.
+    for (int i = 0; i < 10; ++i)
+      layers.push_back({fmt::format("block {}", i), fwd / 10, 2 * fwd / 10, m.params * 4 / 10});
+    flops_per_micro = 3 * flops;
+    params_here = m.params;
+    out.assumptions.push_back("a generic model's kernels run at its GPU's GEMM ceiling, in ten equal blocks");
+  }
+  // The optimizer: Adam streams weights, gradients and its states through HBM (about 30 bytes
+  // per parameter held, read and written), sharded as the optimizer states are.
+  const double shards = mem.sharding != Sharding::none || mem.distributed_optimizer ? static_cast<double>(l.dp) : 1.0;
+  out.breakdown.optimizer_s = memory_seconds(ctx, params_here * 30 / shards);
+
+  DdpOptions d;
+  d.bucket_bytes = o.memory.bucket_bytes;
+  d.accumulation = out.micro_batches;
+  d.optimizer_s = out.breakdown.optimizer_s;
+  d.dtype = "float";  // fp32 main gradients
+  const bool sharded = mem.sharding == Sharding::zero1 || mem.sharding == Sharding::zero2 ||
+                       mem.sharding == Sharding::fsdp_grad_op || mem.distributed_optimizer;
+  d.reduce_scatter = sharded;
+  d.gather_bytes = sharded ? params_here * (o.memory.precision == Precision::fp32 ? 4 : 2) : 0;
+  DdpStep s;
+  if (!dp.empty()) {
+    s = ddp_step(dp, layers, d);
+  } else {
+    for (const auto& layer : layers) s.compute_s += (layer.forward_s + layer.backward_s);
+    s.compute_s = s.compute_s * static_cast<double>(out.micro_batches) + d.optimizer_s;
+    s.step_s = s.compute_s;
+  }
+  out.step_s = s.step_s;
+  out.breakdown.compute_s = s.compute_s - out.breakdown.optimizer_s - out.breakdown.tp_s;
+  out.breakdown.dp_exposed_s = s.exposed_s;
+  out.dp_communication_s = s.communication_s;
+
+  const double samples = static_cast<double>(global);
+  out.samples_per_s = samples / out.step_s;
+  out.tokens_per_s = m.is_transformer() ? out.samples_per_s * static_cast<double>(m.seq) : 0;
+  // Model FLOPs: the standard 6N + attention per token (model_size.hpp); hardware adds the
+  // recomputation.
+  const TokenFlops per_token = training_flops(m, o.memory.recompute);
+  const double per_sample_model = m.is_transformer() ? per_token.model * static_cast<double>(m.seq) : per_token.model;
+  const double per_sample_hw =
+      m.is_transformer() ? per_token.hardware * static_cast<double>(m.seq) : per_token.hardware;
+  out.model_tflops_per_gpu = per_sample_model * out.samples_per_s / static_cast<double>(gpus) / 1e12;
+  out.hardware_tflops_per_gpu = per_sample_hw * out.samples_per_s / static_cast<double>(gpus) / 1e12;
+  const double peak = peak_flops(ctx) / 1e12;
+  out.mfu = out.model_tflops_per_gpu / peak;
+  out.hfu = out.hardware_tflops_per_gpu / peak;
+  (void)flops_per_micro;
+
+  // The bottleneck in one sentence: the largest share of the step.
+  const double step = out.step_s;
+  const auto& b = out.breakdown;
+  if (b.dp_exposed_s >= std::max({b.compute_s, b.tp_s}))
+    out.bottleneck = fmt::format(
+        "gradient synchronisation: {:.0f}% of the step waits for the data-parallel "
+        "{} across {} GPUs",
+        100 * b.dp_exposed_s / step, sharded ? "reduce-scatter" : "all-reduce", l.dp);
+  else if (b.tp_s >= b.compute_s)
+    out.bottleneck = fmt::format("tensor-parallel collectives: {:.0f}% of the step, TP {} over {}", 100 * b.tp_s / step,
+                                 l.tp, tp ? tp->transport_summary().front() : std::string("-"));
+  else
+    out.bottleneck = fmt::format("compute: {:.0f}% of the step ({:.0f}% MFU); communication exposes {:.0f}%",
+                                 100 * b.compute_s / step, 100 * out.mfu, 100 * (b.tp_s + b.dp_exposed_s) / step);
+  for (const auto& a : eff.assumptions()) out.assumptions.push_back(a);
+  out.assumptions.push_back("TP collectives are timed alone, in the critical path (no overlap with compute)");
+  return out;
+}
+
+}  // namespace gf::work

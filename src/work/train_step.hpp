@@ -1,0 +1,56 @@
+#pragma once
+// One training step of a model on a cluster under a parallel layout: compute from the
+// published kernel efficiencies, tensor-parallel collectives in the critical path, and the
+// data-parallel gradient reduction overlapping backward on the flow engine (every DP group at
+// once, sharing the NICs and the fabric). Memory per GPU beside it.
+//
+// Modelled today: data parallelism (DDP buckets; Megatron's distributed optimizer and ZeRO-1/2
+// as reduce-scatter plus a parameter all-gather) with tensor and sequence parallelism and
+// gradient accumulation. Pipeline, context and expert parallelism and ZeRO-3/FSDP full
+// sharding are refused with a message saying so (train_step throws InputError).
+#include <string>
+#include <vector>
+
+#include "topo/topology.hpp"
+#include "work/model_spec.hpp"
+#include "work/parallel_layout.hpp"
+#include "work/training_memory.hpp"
+
+namespace gf::work {
+
+struct TrainOptions {
+  ParallelLayout layout;
+  RankOrder order;
+  MemoryOptions memory;
+  long global_batch = 0;  // sequences (samples) per step; 0: micro batch x DP
+};
+
+struct StepBreakdown {
+  double compute_s = 0;     // forward, backward and recomputation on the GPU
+  double tp_s = 0;          // tensor-parallel collectives (in the critical path)
+  double dp_exposed_s = 0;  // gradient reduction the step waits for beyond compute
+  double optimizer_s = 0;
+};
+
+struct TrainResult {
+  double step_s = 0;
+  double tokens_per_s = 0;
+  double samples_per_s = 0;
+  double model_tflops_per_gpu = 0;
+  double hardware_tflops_per_gpu = 0;
+  double mfu = 0;
+  double hfu = 0;
+  long micro_batches = 0;
+  long gpus = 0;
+  StepBreakdown breakdown;
+  double dp_communication_s = 0;  // the DP collectives' own time, added up
+  MemoryBreakdown memory;
+  bool fits = true;
+  double gpu_memory = 0;  // bytes
+  std::string bottleneck;
+  std::vector<std::string> assumptions;
+};
+
+TrainResult train_step(const topo::Topology& t, const ModelSpec& m, const TrainOptions& o);
+
+}  // namespace gf::work
