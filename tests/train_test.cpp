@@ -1,6 +1,7 @@
 // `gpufabric train` as a user runs it, and the seeds' data-parallel cases from the model.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "test_support.hpp"
@@ -73,6 +74,31 @@ TEST(Train, BadLayoutsAndModelsAreExitTwo) {
       code({"--preset", "dgx-h100", "--layers", "2", "--hidden", "100", "--heads", "3", "--seq", "8", "--vocab", "10"}),
       2);
   EXPECT_EQ(code({"--preset", "dgx-h100"}), 2);
+}
+
+}  // namespace
+
+#include "validate/training_validation.hpp"
+
+namespace {
+
+// The training suite runs every row the model covers and says why it skips the rest. Issue 11's
+// 15% target is far from met (73.5% over 33 rows at the time of writing: the compute model is
+// optimistic for LLMs by 35-70% and for ResNet-50 by up to 5x); this bound only keeps it from
+// getting worse.
+TEST(TrainingValidation, EvaluatesTheRowsItCoversAndNamesTheRest) {
+  const auto checks = gf::validate::check_training(gf::test::catalog());
+  ASSERT_GE(checks.size(), 100u);
+  long evaluated = 0;
+  double sum = 0;
+  for (const auto& c : checks) {
+    if (!c.skipped.empty()) continue;
+    ++evaluated;
+    sum += std::fabs(c.error);
+    EXPECT_GT(c.predicted, 0) << c.id;
+  }
+  EXPECT_GE(evaluated, 30);
+  EXPECT_LT(sum / static_cast<double>(evaluated), 0.80);
 }
 
 }  // namespace

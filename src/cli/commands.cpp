@@ -10,13 +10,14 @@
 #include "cli/cluster_options.hpp"
 #include "cli/collective_command.hpp"
 #include "cli/pipeline_command.hpp"
-#include "cli/train_command.hpp"
 #include "cli/probe_command.hpp"
+#include "cli/train_command.hpp"
 #include "comm/communicator.hpp"
 #include "core/error.hpp"
 #include "core/yaml_fields.hpp"
 #include "report/table.hpp"
 #include "report/topo_report.hpp"
+#include "report/training_validation_report.hpp"
 #include "report/validation_report.hpp"
 #include "topo/cluster_loader.hpp"
 #include "topo/topology.hpp"
@@ -217,7 +218,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   std::string validate_catalog;
   validate_cmd->add_option("--format", validate_format, "table | json | csv");
   std::string validate_suite = "all";
-  validate_cmd->add_option("--suite", validate_suite, "all | paths | collectives");
+  validate_cmd->add_option("--suite", validate_suite, "all | paths | collectives | training");
   validate_cmd->add_option("--file", validate_file,
                            "A validation YAML file of the --suite's format instead of the built-in set");
   add_catalog_option(*validate_cmd, validate_catalog);
@@ -270,13 +271,25 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
       result = probe_opts.run();
     } else if (validate_cmd->parsed()) {
       check_format(validate_format, {"table", "json", "csv"});
-      if (validate_suite != "all" && validate_suite != "paths" && validate_suite != "collectives") {
-        throw InputError({}, "--suite", "got '" + validate_suite + "'", "all, paths, collectives");
+      if (validate_suite != "all" && validate_suite != "paths" && validate_suite != "collectives" &&
+          validate_suite != "training") {
+        throw InputError({}, "--suite", "got '" + validate_suite + "'", "all, paths, collectives, training");
       }
       if (!validate_file.empty() && validate_suite == "all") {
         throw InputError({}, "--file", "say which suite the file holds", "--suite paths or --suite collectives");
       }
       const hw::Catalog catalog = load_catalog(validate_catalog);
+      if (validate_suite == "training") {
+        if (!validate_file.empty())
+          throw InputError({}, "--file", "the training suite reads its built-in set only", "--suite paths|collectives");
+        if (validate_format == "csv")
+          throw InputError({}, "--format", "csv is not offered for training", "table, json");
+        const auto checks = validate::check_training(catalog);
+        result = validate_format == "json" ? report::training_validation_json(checks)
+                                           : report::training_validation_text(checks);
+        out << result;
+        return 0;
+      }
       const std::string text = validate_file.empty() ? std::string() : read_text_file(validate_file, "--file");
       std::string paths_out;
       std::string coll_out;

@@ -1,0 +1,155 @@
+#include "validate/training_validation.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <map>
+
+#include "core/error.hpp"
+#include "core/yaml_fields.hpp"
+#include "data/embedded.hpp"
+#include "topo/cluster_loader.hpp"
+#include "work/model_library.hpp"
+#include "work/train_step.hpp"
+
+namespace gf::validate {
+
+namespace {
+
+constexpr const char* kFile = "data/validation/training.yaml";
+
+// The preset that stands for a row's GPU (its servers: 8 GPUs on NVSwitch, InfiniBand).
+const std::map<std::string, std::string>& presets() {
+  static const std::map<std::string, std::string> p{{"a100-sxm4-80gb", "dgx-a100"}, {"a100-sxm4-40gb", "dgx-a100"},
+                                                    {"h100-sxm5", "dgx-h100"},      {"h200-sxm", "hgx-h200"},
+                                                    {"b200", "dgx-b200"},           {"v100-sxm2-32gb", "dgx1-v100"}};
+  return p;
+}
+
+long integer(const YAML::Node& r, const char* key, long fallback) {
+  return r[key] && r[key].IsScalar() ? r[key].as<long>(fallback) : fallback;
+}
+
+}  // namespace
+
+std::vector<TrainingCheck> check_training(const hw::Catalog& catalog) {
+  std::string text;
+  for (const auto& f : data::embedded_files())
+    if (f.path == kFile) text = std::string(f.text);
+  const YAML::Node root = parse_yaml(text, kFile);
+  const YAML::Node rows = root.IsMap() ? root["rows"] : root;
+  std::vector<TrainingCheck> out;
+  for (const auto& r : rows) {
+    TrainingCheck c;
+    c.id = r["id"].Scalar();
+    c.source_id = r["source_id"] ? r["source_id"].Scalar() : "";
+    c.model = r["model"] ? r["model"].Scalar() : "";
+    c.gpus = integer(r, "gpus", 0);
+    auto skip = [&](const std::string& why) {
+      c.skipped = why;
+      out.push_back(c);
+    };
+    const long pp = integer(r, "pp", 1), cp = integer(r, "cp", 1), ep = integer(r, "ep", 1);
+    const std::string fsdp = r["fsdp"] && r["fsdp"].IsScalar() ? r["fsdp"].Scalar() : "";
+    if (pp > 1) {
+      skip("pipeline parallelism (not modelled yet)");
+      continue;
+    }
+    if (cp > 1 || ep > 1) {
+      skip("context or expert parallelism (not modelled yet)");
+      continue;
+    }
+    if (!fsdp.empty() && fsdp != "none" && fsdp != "grad-op" && fsdp != "no" && fsdp != "false") {
+      skip("FSDP full sharding (not modelled yet)");
+      continue;
+    }
+    const std::string gpu = r["gpu"].Scalar();
+    const auto preset = presets().find(gpu);
+    if (preset == presets().end()) {
+      skip("no preset for " + gpu);
+      continue;
+    }
+    const long per_node = integer(r, "gpus_per_node", 8);
+    if (per_node != 8 || c.gpus % 8 != 0) {
+      skip("not whole 8-GPU servers");
+      continue;
+    }
+    work::ModelSpec m;
+    try {
+      m = work::library_model(c.model);
+    } catch (const InputError&) {
+      const YAML::Node a = r["arch"];
+      if (!a || !a["layers"] || !a["hidden"] || !a["heads"] || !a["vocab"]) {
+        skip("model not in the library and its architecture not given");
+        continue;
+      }
+      m.name = c.model;
+      m.layers = a["layers"].as<long>();
+      m.hidden = a["hidden"].as<long>();
+      m.heads = a["heads"].as<long>();
+      m.kv_heads = m.heads;
+      m.head_dim = m.hidden / m.heads;
+      m.ffn = a["ffn"] ? a["ffn"].as<long>() : 4 * m.hidden;
+      m.gated_ffn = a["gated_ffn"] && a["gated_ffn"].as<bool>();
+      m.vocab = a["vocab"].as<long>();
+      m.seq = 2048;
+    }
+    if (r["arch"] && r["arch"]["seq"]) m.seq = r["arch"]["seq"].as<long>();
+    work::TrainOptions o;
+    o.layout.tp = integer(r, "tp", 1);
+    o.layout.dp = integer(r, "dp", c.gpus / std::max<long>(1, o.layout.tp));
+    o.layout.sequence_parallel = r["sequence_parallel"] && r["sequence_parallel"].as<bool>(false);
+    o.memory.micro_batch = integer(r, "micro_batch", 1);
+    o.global_batch = integer(r, "global_batch", 0);
+    const std::string prec = r["precision"] ? r["precision"].Scalar() : "bf16";
+    o.memory.precision = prec == "fp32" || prec == "tf32" ? work::Precision::fp32
+                         : prec == "fp16"                 ? work::Precision::fp16
+                         : prec == "fp8"                  ? work::Precision::fp8
+                                                          : work::Precision::bf16;
+    const std::string rc = r["recompute"] ? r["recompute"].Scalar() : "none";
+    o.memory.recompute = rc == "full"        ? work::Recompute::full
+                         : rc == "selective" ? work::Recompute::selective
+                                             : work::Recompute::none;
+    try {
+      auto spec = topo::load_preset(preset->second, catalog);
+      topo::ClusterOverrides ov;
+      ov.nodes = c.gpus / 8;
+      topo::apply_overrides(spec, ov, catalog);
+      const topo::Topology t(spec, catalog);
+      if (o.global_batch > 0 && o.global_batch % (o.memory.micro_batch * o.layout.dp) != 0)
+        o.global_batch =
+            (o.global_batch / (o.memory.micro_batch * o.layout.dp) + 1) * o.memory.micro_batch * o.layout.dp;
+      const auto res = work::train_step(t, m, o);
+      const double per_gpu_tokens = res.tokens_per_s / static_cast<double>(c.gpus);
+      const std::string conv = r["flops_convention"] ? r["flops_convention"].Scalar() : "model";
+      if (r["measured_tokens_per_s_per_gpu"] && m.is_transformer()) {
+        c.metric = "tokens/s/GPU";
+        c.measured = r["measured_tokens_per_s_per_gpu"].as<double>();
+        c.predicted = per_gpu_tokens;
+      } else if (r["measured_tflops_per_gpu"]) {
+        c.metric = conv == "hardware" ? "TFLOP/s/GPU (hardware)" : "TFLOP/s/GPU (model)";
+        c.measured = r["measured_tflops_per_gpu"].as<double>();
+        c.predicted = conv == "hardware" ? res.hardware_tflops_per_gpu : res.model_tflops_per_gpu;
+      } else if (r["measured_mfu"]) {
+        c.metric = "MFU";
+        c.measured = r["measured_mfu"].as<double>();
+        c.predicted = res.mfu;
+      } else if (r["measured_samples_per_s"]) {
+        c.metric = "samples/s";
+        c.measured = r["measured_samples_per_s"].as<double>();
+        c.predicted = res.samples_per_s;
+      } else {
+        skip("no throughput figure (scaling efficiency only)");
+        continue;
+      }
+    } catch (const InputError& e) {
+      skip(std::string("the model refuses the layout: ") + e.what());
+      continue;
+    }
+    c.error = (c.predicted - c.measured) / c.measured;
+    out.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace gf::validate
