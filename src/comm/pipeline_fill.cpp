@@ -3,92 +3,14 @@
 #include <algorithm>
 #include <cmath>
 
+#include "comm/algorithm.hpp"
 #include "comm/nccl_params.hpp"
-#include "comm/pattern.hpp"
 
 namespace gf::comm {
 
-namespace {
-
-long ceil_log2(long n) { return n <= 1 ? 0 : static_cast<long>(std::ceil(std::log2(static_cast<double>(n)))); }
-
-// Halve `chunk` while each pipeline would get fewer than `times` chunks, down to `floor`
-// (NCCL's "while (nBytes / (nChannels*chunkSize) < depth*k && chunkSize > floor) chunkSize /= 2").
-double halve_while(double chunk, double size, double pipelines, double times, double floor) {
-  while (size / (pipelines * chunk) < times && chunk > floor) chunk /= 2;
-  return chunk;
-}
-
-// NVLS and NVLSTree set the chunk once per threshold ("if (nBytes < k * ops * chunk) chunk = c").
-double cut_below(double chunk, double size, double ops, double times, double to) {
-  return size < times * ops * chunk && chunk > to ? to : chunk;
-}
-
-}  // namespace
-
 PipelineShape pipeline_shape(const Communicator& c, Algo algo, Proto proto, double size) {
-  PipelineShape s;
-  if (proto != Proto::simple || c.ranks() < 2 || size <= 0) return s;
-  const auto& n = c.params();
-  // NCCL_BUFFSIZE replaces the Simple buffer (4 MiB by default).
-  const double buffer = c.env().buffsize > 0 ? c.env().buffsize : n.simple_buffer_bytes;
-  const double step = buffer / n.pipeline_steps;  // Tree, NVLS, CollNet: one step per chunk
-  const long ppn = c.ranks_per_node();
-  // One NVLS head per NIC rail across nodes (each head GPU talks to the network for its share).
-  const long heads = c.nodes() > 1 ? std::max<long>(1, std::min<long>(ppn, c.nics_per_node())) : 1;
-  switch (algo) {
-    case Algo::tree: {
-      // An intra-node chain of the node's ranks, then a binary tree over the nodes.
-      s.depth = (ppn - 1) + ceil_log2(c.nodes());
-      s.pipelines = channels(c, Algo::tree);
-      const double p = static_cast<double>(s.pipelines);
-      const double d = static_cast<double>(std::max<long>(1, s.depth));
-      double chunk = halve_while(step, size, p, d * 8, 131072);
-      chunk = halve_while(chunk, size, p, d * 4, 65536);
-      s.chunk_bytes = halve_while(chunk, size, p, d, 32768);
-      return s;
-    }
-    case Algo::nvls: {
-      s.depth = 1;
-      s.pipelines = channels(c, algo) * heads;
-      const double ops = static_cast<double>(s.pipelines);
-      double chunk = std::min(step, 131072.0);
-      chunk = cut_below(chunk, size, ops, 64, 65536);
-      chunk = cut_below(chunk, size, ops, 8, 32768);
-      s.chunk_bytes = cut_below(chunk, size, ops, 2, 16384);
-      return s;
-    }
-    case Algo::nvls_tree: {
-      s.depth = 1 + ceil_log2(c.nodes());
-      s.pipelines = channels(c, algo) * heads;
-      const double ops = static_cast<double>(s.pipelines);
-      double chunk = cut_below(step, size, ops, 32, 262144);
-      chunk = cut_below(chunk, size, ops, 16, 131072);
-      chunk = cut_below(chunk, size, ops, 4, 65536);
-      s.chunk_bytes = cut_below(chunk, size, ops, 1, 32768);
-      return s;
-    }
-    case Algo::collnet_direct: {
-      s.depth = 1;
-      s.pipelines = channels(c, algo) * heads;
-      const double p = static_cast<double>(s.pipelines);
-      double chunk = halve_while(step, size, p, 64, 131072);
-      chunk = halve_while(chunk, size, p, 8, 65536);
-      s.chunk_bytes = halve_while(chunk, size, p, 8, 32768);
-      return s;
-    }
-    case Algo::collnet_chain: {
-      s.depth = ppn;
-      s.pipelines = channels(c, algo);
-      const double p = static_cast<double>(s.pipelines);
-      const double d = static_cast<double>(s.depth);
-      double chunk = halve_while(std::min(step, 262144.0), size, p, d * 64, 131072);
-      chunk = halve_while(chunk, size, p, d * 8, 65536);
-      s.chunk_bytes = halve_while(chunk, size, p, d, 32768);
-      return s;
-    }
-    default: return s;  // rings, PAT, point-to-point: no fill (see the header)
-  }
+  if (proto != Proto::simple || c.ranks() < 2 || size <= 0) return {};
+  return algorithm(algo).pipeline_shape(c, size);
 }
 
 Seconds pipeline_fill(const Communicator& c, Algo algo, Proto proto, double size, Seconds data_time) {
@@ -100,7 +22,7 @@ Seconds pipeline_fill(const Communicator& c, Algo algo, Proto proto, double size
   // A tree or chain cannot hold more chunks in flight than the transfers a chunk makes in
   // series after its first (up `depth` hops and down again); the FIFO depth bounds the rest.
   double in_flight = static_cast<double>(c.params().pipeline_steps);
-  if (algo == Algo::tree || algo == Algo::collnet_chain)
+  if (algorithm(algo).fill_bounded_by_depth())
     in_flight = std::min(in_flight, 2.0 * static_cast<double>(std::max<long>(1, s.depth)) - 1.0);
   return Seconds(std::min(in_flight, chunks) * chunk_time);
 }
