@@ -42,7 +42,7 @@ TEST(AlgorithmRegistry, OneObjectPerAlgoInEnumOrder) {
     const auto a = static_cast<Algo>(i);
     EXPECT_EQ(algorithm(a).id(), a);
     EXPECT_EQ(all_algorithms()[i], &algorithm(a));
-    if (algorithm(a).forceable()) {
+    if (algorithm(a).traits().forceable) {
       EXPECT_EQ(parse_algo(to_string(a)), a);
     }
   }

@@ -10,46 +10,47 @@
 
 namespace gf::comm {
 
-namespace {
-
 // The registry: one line per algorithm, in the order of enum Algo (a test checks the order).
-const std::array<const CollectiveAlgorithm*, kAlgoCount>& registry() {
-  static const std::array<const CollectiveAlgorithm*, kAlgoCount> table = {
-      &algorithms::ring(),            //
-      &algorithms::tree(),            //
-      &algorithms::nvls(),            //
-      &algorithms::nvls_tree(),       //
-      &algorithms::collnet_direct(),  //
-      &algorithms::collnet_chain(),   //
-      &algorithms::pat(),             //
-      &algorithms::hierarchical(),    //
-      &algorithms::p2p(),             //
-  };
-  return table;
+// It points at each file's pointer to its instance, so that the whole table is constant:
+// initialized before any code runs, and read by the inline algorithm() with two loads.
+constinit const CollectiveAlgorithm* const* const detail::registry[kAlgoCount] = {
+    &algorithms::ring,            //
+    &algorithms::tree,            //
+    &algorithms::nvls,            //
+    &algorithms::nvls_tree,       //
+    &algorithms::collnet_direct,  //
+    &algorithms::collnet_chain,   //
+    &algorithms::pat,             //
+    &algorithms::hierarchical,    //
+    &algorithms::p2p,             //
+};
+
+std::span<const CollectiveAlgorithm* const> all_algorithms() {
+  // In Algo's order, as the registry (the instances themselves, not the table's indirection).
+  static const std::array<const CollectiveAlgorithm*, kAlgoCount> list = [] {
+    std::array<const CollectiveAlgorithm*, kAlgoCount> out{};
+    for (std::size_t i = 0; i < kAlgoCount; ++i) out[i] = *detail::registry[i];
+    return out;
+  }();
+  return list;
 }
-
-}  // namespace
-
-const CollectiveAlgorithm& algorithm(Algo a) { return *registry()[static_cast<std::size_t>(a)]; }
-
-std::span<const CollectiveAlgorithm* const> all_algorithms() { return registry(); }
 
 std::vector<std::string> algo_names() {
   std::vector<std::string> out;
   for (const auto* a : all_algorithms())
-    if (a->forceable()) out.emplace_back(a->name());
+    if (a->traits().forceable) out.emplace_back(a->name());
   return out;
 }
 
 std::string algo_name_list(const char* last_separator, bool mark_own) {
   std::vector<const CollectiveAlgorithm*> named;
   for (const auto* a : all_algorithms())
-    if (a->forceable()) named.push_back(a);
+    if (a->traits().forceable) named.push_back(a);
   std::string out;
   for (std::size_t i = 0; i < named.size(); ++i) {
     if (i > 0) out += i + 1 == named.size() ? last_separator : ", ";
     out += named[i]->name();
-    if (mark_own && !named[i]->in_nccl()) out += " (gpufabric's own)";
+    if (mark_own && !named[i]->traits().in_nccl) out += " (gpufabric's own)";
   }
   return out;
 }
@@ -80,7 +81,7 @@ int CollectiveAlgorithm::channels(const Communicator& c) const {
   int n = default_channels(c);
   // NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS bound the ring and tree channels (NCCL duplicates
   // or drops channels of its search to meet them); NVLS keeps NCCL_NVLS_NCHANNELS.
-  if (follows_channel_env()) {
+  if (traits_.follows_channel_env) {
     if (c.env().min_channels > 0) n = std::max(n, c.env().min_channels);
     if (c.env().max_channels > 0) n = std::min(n, c.env().max_channels);
   }

@@ -10,8 +10,8 @@
 //
 // Adding an algorithm:
 //   1. a value in `enum class Algo` (comm/collective.hpp), before `p2p`, which stays last;
-//   2. algorithms/<name>.cpp: a class derived from CollectiveAlgorithm and the function that
-//      returns its one instance, declared beside the others in algorithms/algorithms.hpp;
+//   2. algorithms/<name>.cpp: a class derived from CollectiveAlgorithm, its one constinit
+//      instance and the pointer to it, declared beside the others in algorithms/algorithms.hpp;
 //   3. one line in the registry table (algorithm.cpp), and the file in CMakeLists.txt.
 // NCCL's own algorithms also have rows in data/comm/nccl.yaml's latency tables, read by the
 // keys in nccl_params.cpp.
@@ -36,38 +36,43 @@ struct WireTerms {
   double floor = 0;
 };
 
+// The protocols an algorithm has kernels for, as a set of bits by Proto.
+using ProtoSet = unsigned;
+constexpr ProtoSet proto_bit(Proto p) { return 1u << static_cast<unsigned>(p); }
+inline constexpr ProtoSet kEveryProto = proto_bit(Proto::ll) | proto_bit(Proto::ll128) | proto_bit(Proto::simple);
+
+// The facts about an algorithm that are plain data (read on every prediction, so not virtual).
+struct AlgorithmTraits {
+  Algo id = Algo::ring;
+  const char* name = "";             // NCCL's spelling (NCCL_ALGO, NCCL_DEBUG=INFO): Ring, NVLSTree, ...
+  const char* alias = nullptr;       // another spelling NCCL_ALGO accepts for it
+  bool forceable = true;             // --algo / NCCL_ALGO may name it (point-to-point follows the operation)
+  bool in_nccl = true;               // NCCL has it (gpufabric's own algorithms run only when forced)
+  bool tuned_by_default = true;      // NCCL's tuner considers it when nothing is forced
+  ProtoSet protocols = kEveryProto;  // NCCL has a kernel for it with these protocols
+  // It reduces through NVLink SHARP: a type SHARP cannot reduce makes a forced run fall back to Ring.
+  bool needs_nvls_type = false;
+  bool follows_channel_env = true;     // NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS bound its channels
+  bool fill_bounded_by_depth = false;  // chunks in flight bounded by the transfers up and down its depth
+};
+
 class CollectiveAlgorithm {
 public:
-  CollectiveAlgorithm() = default;
   CollectiveAlgorithm(const CollectiveAlgorithm&) = delete;
   CollectiveAlgorithm& operator=(const CollectiveAlgorithm&) = delete;
-  virtual ~CollectiveAlgorithm() = default;
 
-  // Identity.
-  [[nodiscard]] virtual Algo id() const = 0;
-  // NCCL's spelling (NCCL_ALGO, NCCL_DEBUG=INFO): Ring, Tree, NVLS, NVLSTree, CollNetDirect, ...
-  [[nodiscard]] virtual const char* name() const = 0;
-  // Another spelling NCCL_ALGO accepts for it, or nullptr.
-  [[nodiscard]] virtual const char* alias() const { return nullptr; }
-  // Whether --algo / NCCL_ALGO may name it (point-to-point follows from the operation).
-  [[nodiscard]] virtual bool forceable() const { return true; }
-  // Whether NCCL has it (gpufabric's own algorithms run only when forced).
-  [[nodiscard]] virtual bool in_nccl() const { return true; }
+  [[nodiscard]] const AlgorithmTraits& traits() const { return traits_; }
+  [[nodiscard]] Algo id() const { return traits_.id; }
+  [[nodiscard]] const char* name() const { return traits_.name; }
+  [[nodiscard]] bool has_protocol(Proto p) const { return (traits_.protocols & proto_bit(p)) != 0; }
 
   // Selection. Whether it can run `op` on `c`; `nvls_type`: NVLink SHARP reduces the request's
   // data type with its operation.
   [[nodiscard]] virtual bool available(const Communicator& c, Op op, bool nvls_type) const = 0;
-  // Whether NCCL's tuner considers it when nothing is forced.
-  [[nodiscard]] virtual bool tuned_by_default() const { return in_nccl(); }
-  // Whether NCCL has a kernel for it with protocol `p` (proto_available adds the transports' rules).
-  [[nodiscard]] virtual bool has_protocol(Proto /*p*/) const { return true; }
   // The protocol NCCL runs when NCCL_PROTO forces `p` and the pair is not available.
   [[nodiscard]] virtual Proto forced_protocol(Proto p) const { return p; }
   // Throws InputError when it is forced on hardware that cannot run it at all.
   virtual void check_hardware(const Communicator& /*c*/) const {}
-  // Whether it reduces through NVLink SHARP, so that a type SHARP cannot reduce makes a forced
-  // run fall back to Ring.
-  [[nodiscard]] virtual bool needs_nvls_type() const { return false; }
   // What NCCL runs instead when it is forced where it is not available.
   [[nodiscard]] virtual Algo fallback(const Communicator& /*c*/, Op /*op*/) const { return Algo::ring; }
   // The protocol NCCL picks without its tuner, where it has no tuner for this algorithm.
@@ -94,9 +99,7 @@ public:
 
   // Channels NCCL's search and init give it without environment overrides.
   [[nodiscard]] virtual int default_channels(const Communicator& c) const;
-  // Whether NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS bound its channels.
-  [[nodiscard]] virtual bool follows_channel_env() const { return true; }
-  // Its channels with the environment's bounds.
+  // Its channels, with the environment's bounds where they apply.
   [[nodiscard]] int channels(const Communicator& c) const;
   // The channels shown for one call (point-to-point varies them with the size).
   [[nodiscard]] virtual int reported_channels(const Communicator& c, Op /*op*/, double /*size*/) const {
@@ -105,8 +108,6 @@ public:
 
   // Chunk pipeline with the Simple protocol (pipelines = 0: no fill).
   [[nodiscard]] virtual PipelineShape pipeline_shape(const Communicator& c, double size) const;
-  // Whether a chunk in flight is bounded by the transfers it makes up and down its depth.
-  [[nodiscard]] virtual bool fill_bounded_by_depth() const { return false; }
 
   // NCCL's tuner (tuning.cc). Bus-to-algorithm bandwidth ratio.
   [[nodiscard]] virtual double nccl_algbw_ratio(Op op, long ranks) const;
@@ -125,10 +126,25 @@ public:
   }
   // The algorithm whose search gives NCCL's graph bandwidth for this one.
   [[nodiscard]] virtual Algo nccl_graph(const Communicator& /*c*/, Op /*op*/) const { return id(); }
+
+protected:
+  // Each algorithm is one constant-initialized instance in its file, never deleted through
+  // this base: a trivial destructor keeps it constant-initializable.
+  constexpr explicit CollectiveAlgorithm(const AlgorithmTraits& traits) : traits_(traits) {}
+  ~CollectiveAlgorithm() = default;
+
+private:
+  AlgorithmTraits traits_;
 };
 
-// The registry: the object for an id, and all of them in Algo's order.
-const CollectiveAlgorithm& algorithm(Algo a);
+namespace detail {
+// The registry's table (algorithm.cpp), indexed by Algo.
+extern const CollectiveAlgorithm* const* const registry[kAlgoCount];
+}  // namespace detail
+
+// The registry: the object for an id (inline: the model asks for it many times per
+// prediction), and all of them in Algo's order.
+inline const CollectiveAlgorithm& algorithm(Algo a) { return **detail::registry[static_cast<std::size_t>(a)]; }
 std::span<const CollectiveAlgorithm* const> all_algorithms();
 
 // The names --algo and NCCL_ALGO accept, in Algo's order; and as one line for messages, with

@@ -56,8 +56,8 @@ std::optional<Algo> parse_algo(const std::string& s) {
   std::string l = lower(s);
   std::erase_if(l, [](char ch) { return ch == '_' || ch == '-'; });
   for (const auto* a : all_algorithms()) {
-    if (!a->forceable()) continue;
-    if (l == lower(a->name()) || (a->alias() != nullptr && l == lower(a->alias()))) return a->id();
+    if (!a->traits().forceable) continue;
+    if (l == lower(a->name()) || (a->traits().alias != nullptr && l == lower(a->traits().alias))) return a->id();
   }
   return std::nullopt;
 }

@@ -177,7 +177,7 @@ std::vector<std::pair<Algo, Proto>> candidates(const Communicator& c, Op op, boo
   for (const auto* a : all_algorithms()) {
     // Like NCCL (NCCL_COLLNET_ENABLE=0 by default), CollNet runs only when asked for, and so do
     // gpufabric's own algorithms.
-    if (!a->tuned_by_default() || !a->available(c, op, nvls_type)) continue;
+    if (!a->traits().tuned_by_default || !a->available(c, op, nvls_type)) continue;
     for (int p = 0; p < kProtoCount; ++p) {
       if (proto_available(c, a->id(), static_cast<Proto>(p))) out.push_back({a->id(), static_cast<Proto>(p)});
     }
@@ -369,7 +369,7 @@ CollectiveResult predict(const Communicator& c, const CollectiveRequest& req) {
     const CollectiveAlgorithm& forced = algorithm(a);
     forced.check_hardware(c);  // an InputError where the hardware cannot run it at all
     const bool nvls_type = nvls_supports(req.dtype, req.redop);
-    if (forced.needs_nvls_type() && !nvls_type && forced.available(c, req.op, true)) {
+    if (forced.traits().needs_nvls_type && !nvls_type && forced.available(c, req.op, true)) {
       r.warnings.push_back(fmt::format("NVLink SHARP cannot reduce {} with {}; NCCL_ALGO={} falls back to Ring",
                                        req.dtype, req.redop, to_string(a)));
       algo = Algo::ring;

@@ -22,7 +22,7 @@ Seconds pipeline_fill(const Communicator& c, Algo algo, Proto proto, double size
   // A tree or chain cannot hold more chunks in flight than the transfers a chunk makes in
   // series after its first (up `depth` hops and down again); the FIFO depth bounds the rest.
   double in_flight = static_cast<double>(c.params().pipeline_steps);
-  if (algorithm(algo).fill_bounded_by_depth())
+  if (algorithm(algo).traits().fill_bounded_by_depth)
     in_flight = std::min(in_flight, 2.0 * static_cast<double>(std::max<long>(1, s.depth)) - 1.0);
   return Seconds(std::min(in_flight, chunks) * chunk_time);
 }

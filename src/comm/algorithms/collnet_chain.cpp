@@ -18,14 +18,16 @@ namespace {
 
 class CollNetChain final : public CollectiveAlgorithm {
 public:
-  [[nodiscard]] Algo id() const override { return Algo::collnet_chain; }
-  [[nodiscard]] const char* name() const override { return "CollNetChain"; }
+  constexpr CollNetChain()
+      : CollectiveAlgorithm({.id = Algo::collnet_chain,
+                             .name = "CollNetChain",
+                             .tuned_by_default = false,
+                             .protocols = proto_bit(Proto::simple),
+                             .fill_bounded_by_depth = true}) {}
 
   [[nodiscard]] bool available(const Communicator& c, Op op, bool /*nvls_type*/) const override {
     return op == Op::all_reduce && c.nodes() > 1 && c.sharp_capable();
   }
-  [[nodiscard]] bool tuned_by_default() const override { return false; }
-  [[nodiscard]] bool has_protocol(Proto p) const override { return p == Proto::simple; }
   [[nodiscard]] Proto forced_protocol(Proto /*p*/) const override { return Proto::simple; }
   void check_hardware(const Communicator& c) const override { require_network_sharp(c, id()); }
 
@@ -67,7 +69,6 @@ public:
     s.chunk_bytes = halve_while(chunk, size, p, d, 32768);
     return s;
   }
-  [[nodiscard]] bool fill_bounded_by_depth() const override { return true; }
 
   [[nodiscard]] double nccl_busbw(const Communicator& /*c*/, Op /*op*/, Proto p, double bw,
                                   double /*nvlink_GBps*/) const override {
@@ -81,11 +82,10 @@ public:
   }
 };
 
+constinit const CollNetChain instance{};
+
 }  // namespace
 
-const CollectiveAlgorithm& algorithms::collnet_chain() {
-  static const CollNetChain instance;
-  return instance;
-}
+constinit const CollectiveAlgorithm* const algorithms::collnet_chain = &instance;
 
 }  // namespace gf::comm

@@ -16,18 +16,19 @@ namespace {
 
 class CollNetDirect final : public CollectiveAlgorithm {
 public:
-  [[nodiscard]] Algo id() const override { return Algo::collnet_direct; }
-  [[nodiscard]] const char* name() const override { return "CollNetDirect"; }
-  [[nodiscard]] const char* alias() const override { return "CollNet"; }  // NCCL_ALGO=CollNet
+  constexpr CollNetDirect()
+      : CollectiveAlgorithm({.id = Algo::collnet_direct,
+                             .name = "CollNetDirect",
+                             .alias = "CollNet",
+                             .tuned_by_default = false,
+                             .protocols = proto_bit(Proto::simple),
+                             .needs_nvls_type = true}) {}
 
   [[nodiscard]] bool available(const Communicator& c, Op op, bool nvls_type) const override {
     return op == Op::all_reduce && c.nodes() > 1 && c.sharp_capable() && c.nvls_capable() && nvls_type;
   }
-  [[nodiscard]] bool tuned_by_default() const override { return false; }
-  [[nodiscard]] bool has_protocol(Proto p) const override { return p == Proto::simple; }
   [[nodiscard]] Proto forced_protocol(Proto /*p*/) const override { return Proto::simple; }
   void check_hardware(const Communicator& c) const override { require_network_sharp(c, id()); }
-  [[nodiscard]] bool needs_nvls_type() const override { return true; }
 
   [[nodiscard]] double latency_us(const Communicator& c, Op /*op*/, Proto p) const override {
     const LatencyTerms t = latency_terms(c, p, Algo::collnet_direct, Algo::collnet_direct);
@@ -86,11 +87,10 @@ public:
   }
 };
 
+constinit const CollNetDirect instance{};
+
 }  // namespace
 
-const CollectiveAlgorithm& algorithms::collnet_direct() {
-  static const CollNetDirect instance;
-  return instance;
-}
+constinit const CollectiveAlgorithm* const algorithms::collnet_direct = &instance;
 
 }  // namespace gf::comm

@@ -12,9 +12,9 @@ namespace {
 
 class Hierarchical final : public CollectiveAlgorithm {
 public:
-  [[nodiscard]] Algo id() const override { return Algo::hierarchical; }
-  [[nodiscard]] const char* name() const override { return "Hierarchical"; }
-  [[nodiscard]] bool in_nccl() const override { return false; }
+  constexpr Hierarchical()
+      : CollectiveAlgorithm(
+            {.id = Algo::hierarchical, .name = "Hierarchical", .in_nccl = false, .tuned_by_default = false}) {}
 
   [[nodiscard]] bool available(const Communicator& c, Op op, bool /*nvls_type*/) const override {
     return op == Op::all_reduce && c.nodes() > 1 && c.ranks_per_node() > 1;
@@ -52,11 +52,10 @@ public:
   }
 };
 
+constinit const Hierarchical instance{};
+
 }  // namespace
 
-const CollectiveAlgorithm& algorithms::hierarchical() {
-  static const Hierarchical instance;
-  return instance;
-}
+constinit const CollectiveAlgorithm* const algorithms::hierarchical = &instance;
 
 }  // namespace gf::comm

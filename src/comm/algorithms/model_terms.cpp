@@ -26,8 +26,6 @@ LatencyTerms latency_terms(const Communicator& c, Proto p, Algo base_row, Algo h
   return t;
 }
 
-double log2_ceil(long n) { return n <= 1 ? 0.0 : std::ceil(std::log2(static_cast<double>(n))); }
-
 double ring_latency_us(const Communicator& c, Op op, const LatencyTerms& t) {
   const long ranks = c.ranks();
   const long nodes = c.nodes();

@@ -1,6 +1,8 @@
 #pragma once
 // The pieces of gpufabric's time model that several algorithms share: NCCL's latency figures
 // on this communicator's links, a ring's steps, and the protocol factors of ring-shaped kernels.
+#include <cmath>
+
 #include "comm/collective.hpp"
 
 namespace gf::comm {
@@ -22,7 +24,7 @@ struct LatencyTerms {
 LatencyTerms latency_terms(const Communicator& c, Proto p, Algo base_row, Algo hop_row);
 
 // ceil(log2(n)), 0 for n <= 1: the levels of a binary tree or a doubling algorithm.
-double log2_ceil(long n);
+inline double log2_ceil(long n) { return n <= 1 ? 0.0 : std::ceil(std::log2(static_cast<double>(n))); }
 
 // A ring's latency, microseconds (Ring and point-to-point): one step per hop around the ring,
 // those that cross the network at its figure.

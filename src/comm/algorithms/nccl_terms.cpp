@@ -6,23 +6,6 @@
 
 namespace gf::comm {
 
-long nccl_log2i(double n) {
-  long r = 0;
-  while (n >= 2) {
-    n /= 2;
-    ++r;
-  }
-  return r;
-}
-
-long nccl_ring_steps(Op op, long ranks) {
-  if (op == Op::all_reduce) return 2 * (ranks - 1);
-  if (op == Op::all_gather || op == Op::reduce_scatter) return ranks - 1;
-  return ranks;
-}
-
-int nccl_node_index(const Communicator& c) { return c.nodes() <= 2 ? static_cast<int>(c.nodes()) - 1 : 2; }
-
 double nccl_ll_max_GBps(const Communicator& c) {
   const int ll_row = c.nodes() == 1 ? static_cast<int>(c.gpu_generation()) : (c.amd_cpu() ? 1 : 0);
   return c.params().tuner.ll_max_GBps[ll_row][nccl_node_index(c)];

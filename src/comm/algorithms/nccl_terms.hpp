@@ -4,17 +4,27 @@
 #include <optional>
 
 #include "comm/collective.hpp"
+#include "comm/communicator.hpp"
 
 namespace gf::comm {
 
-class Communicator;
-
-// NCCL's log2i: floor(log2(n)), 0 for n <= 1.
-long nccl_log2i(double n);
+// NCCL's log2i: floor(log2(n)), 0 for n <= 1 (inline: the tuner takes it for every candidate).
+inline long nccl_log2i(double n) {
+  long r = 0;
+  while (n >= 2) {
+    n /= 2;
+    ++r;
+  }
+  return r;
+}
 // Steps of a ring: 2 (n - 1) for all_reduce, n - 1 for all_gather and reduce_scatter, n otherwise.
-long nccl_ring_steps(Op op, long ranks);
+inline long nccl_ring_steps(Op op, long ranks) {
+  if (op == Op::all_reduce) return 2 * (ranks - 1);
+  if (op == Op::all_gather || op == Op::reduce_scatter) return ranks - 1;
+  return ranks;
+}
 // NCCL's node-count index into its tables: 1 node, 2 nodes, more.
-int nccl_node_index(const Communicator& c);
+inline int nccl_node_index(const Communicator& c) { return c.nodes() <= 2 ? static_cast<int>(c.nodes()) - 1 : 2; }
 // NCCL's cap on LL bus bandwidth, GB/s.
 double nccl_ll_max_GBps(const Communicator& c);
 

@@ -16,16 +16,18 @@ namespace {
 
 class Nvls final : public CollectiveAlgorithm {
 public:
-  [[nodiscard]] Algo id() const override { return Algo::nvls; }
-  [[nodiscard]] const char* name() const override { return "NVLS"; }
+  constexpr Nvls()
+      : CollectiveAlgorithm({.id = Algo::nvls,
+                             .name = "NVLS",
+                             .protocols = proto_bit(Proto::simple),
+                             .needs_nvls_type = true,
+                             .follows_channel_env = false}) {}
 
   [[nodiscard]] bool available(const Communicator& c, Op op, bool nvls_type) const override {
     return op == Op::all_reduce && c.nvls_capable() && nvls_type && c.nodes() == 1;
   }
-  [[nodiscard]] bool has_protocol(Proto p) const override { return p == Proto::simple; }
   [[nodiscard]] Proto forced_protocol(Proto /*p*/) const override { return Proto::simple; }
   void check_hardware(const Communicator& c) const override { require_nvlink_sharp(c, id()); }
-  [[nodiscard]] bool needs_nvls_type() const override { return true; }
   [[nodiscard]] Algo fallback(const Communicator& c, Op op) const override {
     return c.nodes() > 1 && algorithm(Algo::nvls_tree).available(c, op, true) ? Algo::nvls_tree : Algo::ring;
   }
@@ -41,7 +43,6 @@ public:
   }
 
   [[nodiscard]] int default_channels(const Communicator& c) const override { return c.params().nvls_channels; }
-  [[nodiscard]] bool follows_channel_env() const override { return false; }
 
   [[nodiscard]] PipelineShape pipeline_shape(const Communicator& c, double size) const override {
     using namespace chunk_rules;
@@ -72,11 +73,10 @@ public:
   }
 };
 
+constinit const Nvls instance{};
+
 }  // namespace
 
-const CollectiveAlgorithm& algorithms::nvls() {
-  static const Nvls instance;
-  return instance;
-}
+constinit const CollectiveAlgorithm* const algorithms::nvls = &instance;
 
 }  // namespace gf::comm

@@ -18,16 +18,18 @@ namespace {
 
 class NvlsTree final : public CollectiveAlgorithm {
 public:
-  [[nodiscard]] Algo id() const override { return Algo::nvls_tree; }
-  [[nodiscard]] const char* name() const override { return "NVLSTree"; }
+  constexpr NvlsTree()
+      : CollectiveAlgorithm({.id = Algo::nvls_tree,
+                             .name = "NVLSTree",
+                             .protocols = proto_bit(Proto::simple),
+                             .needs_nvls_type = true,
+                             .follows_channel_env = false}) {}
 
   [[nodiscard]] bool available(const Communicator& c, Op op, bool nvls_type) const override {
     return op == Op::all_reduce && c.nvls_capable() && nvls_type && c.nodes() > 1;
   }
-  [[nodiscard]] bool has_protocol(Proto p) const override { return p == Proto::simple; }
   [[nodiscard]] Proto forced_protocol(Proto /*p*/) const override { return Proto::simple; }
   void check_hardware(const Communicator& c) const override { require_nvlink_sharp(c, id()); }
-  [[nodiscard]] bool needs_nvls_type() const override { return true; }
   [[nodiscard]] Algo fallback(const Communicator& c, Op op) const override {
     return c.nodes() == 1 && algorithm(Algo::nvls).available(c, op, true) ? Algo::nvls : Algo::ring;
   }
@@ -48,7 +50,6 @@ public:
   }
 
   [[nodiscard]] int default_channels(const Communicator& c) const override { return c.params().nvls_channels; }
-  [[nodiscard]] bool follows_channel_env() const override { return false; }
 
   [[nodiscard]] PipelineShape pipeline_shape(const Communicator& c, double size) const override {
     using namespace chunk_rules;
@@ -69,8 +70,9 @@ public:
   }
   [[nodiscard]] double nccl_busbw(const Communicator& c, Op op, Proto /*p*/, double graph_busbw_GBps,
                                   double nvlink_GBps) const override {
-    const double nch = channels(c);
-    const auto intra = nccl_nvls_busbw(c, op, channels(c), nvlink_GBps);
+    const int channel_count = channels(c);
+    const double nch = channel_count;
+    const auto intra = nccl_nvls_busbw(c, op, channel_count, nvlink_GBps);
     if (!intra) return 0;
     double bw = std::min(*intra, graph_busbw_GBps);
     const double cap = c.params().tuner.nvls_tree_cap_GBps[static_cast<int>(c.gpu_generation())][nccl_node_index(c)];
@@ -92,11 +94,10 @@ public:
   }
 };
 
+constinit const NvlsTree instance{};
+
 }  // namespace
 
-const CollectiveAlgorithm& algorithms::nvls_tree() {
-  static const NvlsTree instance;
-  return instance;
-}
+constinit const CollectiveAlgorithm* const algorithms::nvls_tree = &instance;
 
 }  // namespace gf::comm

@@ -36,14 +36,15 @@ void emit_alltoall(const Communicator& c, double size, Emitter& e) {
 
 class P2p final : public CollectiveAlgorithm {
 public:
-  [[nodiscard]] Algo id() const override { return Algo::p2p; }
-  [[nodiscard]] const char* name() const override { return "P2P"; }
-  [[nodiscard]] bool forceable() const override { return false; }
+  constexpr P2p()
+      : CollectiveAlgorithm({.id = Algo::p2p,
+                             .name = "P2P",
+                             .forceable = false,
+                             .protocols = proto_bit(Proto::ll) | proto_bit(Proto::simple)}) {}
 
   [[nodiscard]] bool available(const Communicator& /*c*/, Op op, bool /*nvls_type*/) const override {
     return is_point_to_point(op);
   }
-  [[nodiscard]] bool has_protocol(Proto p) const override { return p != Proto::ll128; }
   [[nodiscard]] std::optional<Proto> untuned_protocol(const Communicator& c, Op op, double size) const override {
     const double bytes = peer_bytes(c, op, size);
     const int n = p2p_channels(c, bytes);
@@ -75,11 +76,10 @@ public:
   }
 };
 
+constinit const P2p instance{};
+
 }  // namespace
 
-const CollectiveAlgorithm& algorithms::p2p() {
-  static const P2p instance;
-  return instance;
-}
+constinit const CollectiveAlgorithm* const algorithms::p2p = &instance;
 
 }  // namespace gf::comm

@@ -11,13 +11,13 @@ namespace {
 
 class Pat final : public CollectiveAlgorithm {
 public:
-  [[nodiscard]] Algo id() const override { return Algo::pat; }
-  [[nodiscard]] const char* name() const override { return "PAT"; }
+  constexpr Pat()
+      : CollectiveAlgorithm(
+            {.id = Algo::pat, .name = "PAT", .protocols = proto_bit(Proto::ll) | proto_bit(Proto::simple)}) {}
 
   [[nodiscard]] bool available(const Communicator& c, Op op, bool /*nvls_type*/) const override {
     return (op == Op::all_gather || op == Op::reduce_scatter) && c.nodes() > 1 && c.ranks_per_node() == 1;
   }
-  [[nodiscard]] bool has_protocol(Proto p) const override { return p != Proto::ll128; }
   [[nodiscard]] Proto forced_protocol(Proto p) const override { return p == Proto::ll128 ? Proto::simple : p; }
 
   [[nodiscard]] double protocol_factor(const Communicator& c, Op op, Proto p) const override {
@@ -49,11 +49,10 @@ public:
   }
 };
 
+constinit const Pat instance{};
+
 }  // namespace
 
-const CollectiveAlgorithm& algorithms::pat() {
-  static const Pat instance;
-  return instance;
-}
+constinit const CollectiveAlgorithm* const algorithms::pat = &instance;
 
 }  // namespace gf::comm

@@ -14,8 +14,7 @@ namespace {
 
 class Ring final : public CollectiveAlgorithm {
 public:
-  [[nodiscard]] Algo id() const override { return Algo::ring; }
-  [[nodiscard]] const char* name() const override { return "Ring"; }
+  constexpr Ring() : CollectiveAlgorithm({.id = Algo::ring, .name = "Ring"}) {}
 
   [[nodiscard]] bool available(const Communicator& /*c*/, Op op, bool /*nvls_type*/) const override {
     return !is_point_to_point(op);
@@ -72,11 +71,10 @@ public:
   }
 };
 
+constinit const Ring instance{};
+
 }  // namespace
 
-const CollectiveAlgorithm& algorithms::ring() {
-  static const Ring instance;
-  return instance;
-}
+constinit const CollectiveAlgorithm* const algorithms::ring = &instance;
 
 }  // namespace gf::comm

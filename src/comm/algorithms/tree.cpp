@@ -17,8 +17,7 @@ namespace {
 
 class Tree final : public CollectiveAlgorithm {
 public:
-  [[nodiscard]] Algo id() const override { return Algo::tree; }
-  [[nodiscard]] const char* name() const override { return "Tree"; }
+  constexpr Tree() : CollectiveAlgorithm({.id = Algo::tree, .name = "Tree", .fill_bounded_by_depth = true}) {}
 
   [[nodiscard]] bool available(const Communicator& /*c*/, Op op, bool /*nvls_type*/) const override {
     return op == Op::all_reduce;
@@ -75,7 +74,6 @@ public:
     s.chunk_bytes = halve_while(chunk, size, p, d, 32768);
     return s;
   }
-  [[nodiscard]] bool fill_bounded_by_depth() const override { return true; }
 
   [[nodiscard]] double nccl_busbw(const Communicator& c, Op op, Proto p, double bw,
                                   double /*nvlink_GBps*/) const override {
@@ -112,11 +110,10 @@ public:
   }
 };
 
+constinit const Tree instance{};
+
 }  // namespace
 
-const CollectiveAlgorithm& algorithms::tree() {
-  static const Tree instance;
-  return instance;
-}
+constinit const CollectiveAlgorithm* const algorithms::tree = &instance;
 
 }  // namespace gf::comm
