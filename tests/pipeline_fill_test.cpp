@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <cmath>
 
 #include "comm/model.hpp"
 #include "comm/pipeline_fill.hpp"
@@ -35,8 +36,27 @@ TEST(PipelineFill, RingsAndLineProtocolsHaveNone) {
   const auto t = preset("dgx-h100", nodes(2));
   const Communicator c(t, 0);
   EXPECT_EQ(pipeline_fill(c, Algo::ring, Proto::simple, 1024 * MiB, Seconds(1e-3)).value(), 0.0);
-  EXPECT_EQ(pipeline_fill(c, Algo::tree, Proto::ll128, 64 * MiB, Seconds(1e-3)).value(), 0.0);
   EXPECT_EQ(pipeline_fill(c, Algo::nvls_tree, Proto::ll, 64 * MiB, Seconds(1e-3)).value(), 0.0);
+  const auto one = preset("dgx-h100");
+  const Communicator node(one, 0);
+  EXPECT_EQ(pipeline_fill(node, Algo::tree, Proto::ll128, 64 * MiB, Seconds(1e-3)).value(), 0.0);
+}
+
+// Across nodes NCCL's proxy sends an LL128 step only once all its lines are written: each
+// network hop of the tree stores and forwards whole chunks (2 stages per hop, up and down).
+TEST(PipelineFill, TreeLl128StoresAndForwardsAcrossTheNetwork) {
+  const auto t = preset("dgx-h100", nodes(2));
+  const Communicator c(t, 0);
+  const auto shape = pipeline_shape(c, Algo::tree, Proto::ll128, 16 * MiB);
+  EXPECT_EQ(shape.depth, 2);  // 2 x log2(2 nodes)
+  // NCCL's chunk: 576,000 data bytes per LL128 step, halved while a channel would get fewer
+  // than (1 + 1 + 0.8) x 64 / 8 = 22.4 chunks, stopping at 128 KiB or below.
+  EXPECT_LE(shape.chunk_bytes, 131072.0);
+  EXPECT_GT(shape.chunk_bytes, 32768.0);
+  const double chunks = std::ceil(16 * MiB / static_cast<double>(shape.pipelines) / shape.chunk_bytes);
+  const Seconds data(1e-3);
+  // In flight: 2 x depth - 1 = 3 chunks (fewer than NCCL_STEPS).
+  EXPECT_NEAR(pipeline_fill(c, Algo::tree, Proto::ll128, 16 * MiB, data).value(), 3 * 1e-3 / chunks, 1e-12);
 }
 
 TEST(PipelineFill, IsNcclStepsChunksOnceThePipelineIsLong) {

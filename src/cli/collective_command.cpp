@@ -98,18 +98,27 @@ std::string CollectiveOptions::run() const {
   std::string forced_proto = proto;
   if (forced_algo.empty() && nccl.algo) forced_algo = *nccl.algo;
   if (forced_proto.empty() && nccl.proto) forced_proto = *nccl.proto;
+  // One name forces it; a list ("Ring,Tree", "^NVLS") leaves NCCL's tuner to choose among those.
   if (!forced_algo.empty()) {
-    req.algo = comm::parse_algo(forced_algo);
-    if (!req.algo) {
+    const auto list = comm::parse_algo_list(forced_algo);
+    if (!list) {
       throw InputError({}, algo.empty() ? "--env NCCL_ALGO" : "--algo", "unknown algorithm '" + forced_algo + "'",
-                       comm::algo_name_list());
+                       comm::algo_name_list() + ", a list of them (Ring,Tree) or '^' and a list to leave out");
     }
+    if (list->size() == 1 && forced_algo.front() != '^')
+      req.algo = list->front();
+    else
+      req.algos = *list;
   }
   if (!forced_proto.empty()) {
-    req.proto = comm::parse_proto(forced_proto);
-    if (!req.proto)
+    const auto list = comm::parse_proto_list(forced_proto);
+    if (!list)
       throw InputError({}, proto.empty() ? "--env NCCL_PROTO" : "--proto", "unknown protocol '" + forced_proto + "'",
-                       "LL, LL128, Simple");
+                       "LL, LL128, Simple, a list of them or '^' and a list to leave out");
+    if (list->size() == 1 && forced_proto.front() != '^')
+      req.proto = list->front();
+    else
+      req.protos = *list;
   }
   if (engine == "flow")
     req.engine = comm::Engine::flow;
@@ -183,14 +192,7 @@ std::string CollectiveOptions::run() const {
   if (!calibration.empty()) h.notes.push_back("calibration: " + calibration);
   for (const auto& v : ignored) h.notes.push_back("env: " + v + " is not modelled (it does not change the prediction)");
   h.notes.insert(h.notes.end(), topology.notes().begin(), topology.notes().end());
-  for (const auto& n : c.notes()) {
-    // The topology already said that P2P was refused; the communicator's note says it again.
-    const bool said = n.starts_with("P2P stays off") &&
-                      std::any_of(topology.notes().begin(), topology.notes().end(), [](const std::string& t) {
-                        return t.find("--p2p on is ignored") != std::string::npos;
-                      });
-    if (!said) h.notes.push_back(n);
-  }
+  h.notes.insert(h.notes.end(), c.notes().begin(), c.notes().end());
   h.transports = c.transport_summary();
   if (format == "json") return report::collective_json(h, rows);
   if (format == "csv") return report::collective_csv(rows);

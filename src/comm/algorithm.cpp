@@ -88,7 +88,7 @@ int CollectiveAlgorithm::channels(const Communicator& c) const {
   return n;
 }
 
-PipelineShape CollectiveAlgorithm::pipeline_shape(const Communicator& /*c*/, double /*size*/) const {
+PipelineShape CollectiveAlgorithm::pipeline_shape(const Communicator& /*c*/, Proto /*p*/, double /*size*/) const {
   return {};  // rings, PAT, point-to-point: no fill (see pipeline_fill.hpp)
 }
 

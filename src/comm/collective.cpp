@@ -70,6 +70,46 @@ std::optional<Proto> parse_proto(const std::string& s) {
   return std::nullopt;
 }
 
+namespace {
+
+// NCCL's list syntax over a set of `count` values named by `parse`.
+template <typename T, typename Parse>
+std::optional<std::vector<T>> parse_list(const std::string& text, int count, Parse parse) {
+  std::string body = text;
+  const bool exclude = !body.empty() && body.front() == '^';
+  if (exclude) body.erase(0, 1);
+  std::vector<bool> named(static_cast<std::size_t>(count), false);
+  std::size_t start = 0;
+  while (start <= body.size()) {
+    const std::size_t comma = std::min(body.find(',', start), body.size());
+    std::string item = body.substr(start, comma - start);
+    std::erase_if(item, [](char ch) { return ch == ' '; });
+    const auto v = parse(item);
+    if (!v) return std::nullopt;
+    named[static_cast<std::size_t>(*v)] = true;
+    start = comma + 1;
+  }
+  std::vector<T> out;
+  for (int i = 0; i < count; ++i)
+    if (named[static_cast<std::size_t>(i)] != exclude) out.push_back(static_cast<T>(i));
+  if (out.empty()) return std::nullopt;
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::vector<Algo>> parse_algo_list(const std::string& s) {
+  // Every algorithm NCCL_ALGO can name ('^' leaves out of those, never adding point-to-point).
+  auto out = parse_list<Algo>(s, static_cast<int>(kAlgoCount), parse_algo);
+  if (out) std::erase_if(*out, [](Algo a) { return !algorithm(a).traits().forceable; });
+  if (out && out->empty()) return std::nullopt;
+  return out;
+}
+
+std::optional<std::vector<Proto>> parse_proto_list(const std::string& s) {
+  return parse_list<Proto>(s, kProtoCount, parse_proto);
+}
+
 double busbw_factor(Op op, long n) {
   const double r = static_cast<double>(n);
   switch (op) {

@@ -23,6 +23,11 @@ const char* to_string(Proto p);  // LL, LL128, Simple
 std::optional<Op> parse_op(const std::string& s);
 std::optional<Algo> parse_algo(const std::string& s);  // case-insensitive, as NCCL_ALGO
 std::optional<Proto> parse_proto(const std::string& s);
+// NCCL_ALGO / NCCL_PROTO as lists, the way NCCL reads them: names separated by commas, or '^'
+// and names to leave out ("Ring,Tree", "^NVLS,NVLSTree"). The result is the set allowed, in the
+// enum's order; nothing when a name is unknown or nothing would be left.
+std::optional<std::vector<Algo>> parse_algo_list(const std::string& s);
+std::optional<std::vector<Proto>> parse_proto_list(const std::string& s);
 std::vector<std::string> op_names();
 
 // nccl-tests' bus-bandwidth factor: busbw = algbw * factor (PERFORMANCE.md of nccl-tests).

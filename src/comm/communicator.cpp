@@ -85,6 +85,7 @@ void Communicator::finish() {
   const bool calibrated_net = nccl.network_efficiency &&
                               (nccl.network_efficiency_for.empty() || nccl.network_efficiency_for == t.network().name);
   net_scale_ = calibrated_net ? *nccl.network_efficiency / t.network().efficiency : 1.0;
+  apply_network_profile();
   choose_transports();
   nvlink_intra_ = ppn_ > 1;
   for (int a = 0; a < ppn_ && nvlink_intra_; ++a) {
@@ -98,7 +99,7 @@ void Communicator::finish() {
   // NVLink SHARP needs the GPUs' P2P (it maps their memory through the switch).
   bool all_p2p = true;
   for (const auto tr : intra_transport_) all_p2p = all_p2p && tr == NcclTransport::p2p;
-  nvls_ = t.node().nvswitch_sharp() && all_p2p && ppn_ > 1;
+  nvls_ = t.node().nvswitch_sharp() && all_p2p && ppn_ > 1 && !env_.nvls_disable;
   sharp_ = t.network_switch().sharp && t.network().family == "infiniband";
   // NCCL's compCapIndex: sm < 80 Volta, < 90 Ampere, < 100 Hopper, else Blackwell. A GPU
   // without a compute capability (not NVIDIA) is given Hopper's tables.
@@ -112,6 +113,26 @@ void Communicator::finish() {
              t.cpu_spec().name.find("threadripper") != std::string::npos;
   channels_hint_ = gpu.nvlink ? std::clamp(gpu.nvlink->links, 2, 32) : 2;
   search_intra_ring();
+}
+
+void Communicator::apply_network_profile() {
+  // Only ranks that talk across the network run under the network's setup: one node's jobs do
+  // not need the plugin's variables.
+  const auto& profile = t_.network().nccl_env;
+  if (nodes_ < 2 || profile.empty()) return;
+  std::vector<std::string> applied;
+  for (const auto& v : profile) {
+    if (sets(env_, v.name)) continue;  // the user's own setting wins
+    std::vector<std::string> ignored;
+    apply_nccl_variable(env_, v.name, v.value, v.where, v.field, &ignored);
+    applied.push_back(v.name + "=" + v.value);
+  }
+  if (!applied.empty()) {
+    std::string list;
+    for (const auto& a : applied) list += (list.empty() ? "" : " ") + a;
+    notes_.push_back(fmt::format("{}'s NCCL setup sets {} (as its vendor's job profile exports; --env overrides)",
+                                 t_.network().name, list));
+  }
 }
 
 void Communicator::choose_transports() {

@@ -125,6 +125,7 @@ private:
   void finish();  // what both constructors share once the ranks are placed
   void search_intra_ring();
   void choose_transports();
+  void apply_network_profile();  // the network's NCCL variables under the user's
 };
 
 }  // namespace gf::comm

@@ -402,10 +402,32 @@ CollectiveResult predict(const Communicator& c, const CollectiveRequest& req) {
   if (algo && proto) {
     options.push_back({*algo, *proto});
   } else {
-    for (const auto& [a, p] : candidates(c, req.op, nvls_supports(req.dtype, req.redop))) {
+    // The request's lists, else the communicator's NCCL_ALGO / NCCL_PROTO (--env, or the
+    // network's vendor profile), narrow the candidates as NCCL's lists do.
+    std::vector<Algo> algos = req.algos;
+    std::vector<Proto> protos = req.protos;
+    if (algos.empty() && c.env().algo) algos = parse_algo_list(*c.env().algo).value_or(std::vector<Algo>{});
+    if (protos.empty() && c.env().proto) protos = parse_proto_list(*c.env().proto).value_or(std::vector<Proto>{});
+    auto allowed = [&](Algo a, Proto p) {
+      if (!algos.empty() && !is_point_to_point(req.op) && std::find(algos.begin(), algos.end(), a) == algos.end())
+        return false;
+      return protos.empty() || std::find(protos.begin(), protos.end(), p) != protos.end();
+    };
+    const auto all = candidates(c, req.op, nvls_supports(req.dtype, req.redop));
+    for (const auto& [a, p] : all) {
       if (algo && a != *algo) continue;
       if (proto && p != *proto) continue;
+      if (!allowed(a, p)) continue;
       options.push_back({a, p});
+    }
+    if (options.empty() && !algo && !proto && (!algos.empty() || !protos.empty())) {
+      // NCCL fails such a call ("No algorithm/protocol available"); say so and show what it
+      // would choose without the lists.
+      r.warnings.push_back(
+          fmt::format("NCCL_ALGO/NCCL_PROTO leave no algorithm for {} here (NCCL reports an "
+                      "error); shown without them",
+                      to_string(req.op)));
+      for (const auto& o : all) options.push_back(o);
     }
     if (options.empty() && algo) {
       for (int p = 0; p < kProtoCount; ++p) {

@@ -23,6 +23,10 @@ struct CollectiveRequest {
   double size = 0;  // bytes, nccl-tests' "size"
   std::optional<Algo> algo;
   std::optional<Proto> proto;
+  // The candidates NCCL's tuner may choose among, as NCCL_ALGO / NCCL_PROTO lists give them
+  // (parse_algo_list); empty: the communicator's NCCL_ALGO / NCCL_PROTO, else all.
+  std::vector<Algo> algos;
+  std::vector<Proto> protos;
   Engine engine = Engine::automatic;
   bool cuda_graph = false;      // launched from a CUDA graph (nccl-tests -G): no per-call launch cost
   long root = 0;                // broadcast and reduce

@@ -6,6 +6,8 @@
 #include <cctype>
 #include <charconv>
 
+#include "comm/collective.hpp"
+
 namespace gf::comm {
 
 namespace {
@@ -75,6 +77,10 @@ PathLevel level_of(topo::PathType t) {
   return PathLevel::sys;
 }
 
+bool sets(const NcclConfig& cfg, const std::string& name) {
+  return std::find(cfg.names.begin(), cfg.names.end(), name) != cfg.names.end();
+}
+
 void apply_nccl_variable(NcclConfig& cfg, const std::string& name, const std::string& value,
                          const SourceLocation& where, const std::string& field, std::vector<std::string>* ignored) {
   auto level = [&]() {
@@ -97,6 +103,12 @@ void apply_nccl_variable(NcclConfig& cfg, const std::string& name, const std::st
     cfg.shm_disable = parse_bool(value, where, field, name);
   } else if (name == "NCCL_PXN_DISABLE") {
     cfg.pxn_disable = parse_bool(value, where, field, name);
+  } else if (name == "NCCL_P2P_PXN_LEVEL") {
+    // 0: never through a peer GPU; 1: only where the NIC is not reachable without it; 2 (the
+    // default): wherever it is faster. gpufabric models 0 against the rest.
+    cfg.pxn_disable = parse_int(value, 0, 2, where, field, name) == 0;
+  } else if (name == "NCCL_NVLS_ENABLE") {
+    cfg.nvls_disable = !parse_bool(value, where, field, name);
   } else if (name == "NCCL_MIN_NCHANNELS" || name == "NCCL_MIN_NRINGS") {
     cfg.min_channels = static_cast<int>(parse_int(value, 1, 64, where, field, name));
   } else if (name == "NCCL_MAX_NCHANNELS" || name == "NCCL_MAX_NRINGS") {
@@ -108,17 +120,29 @@ void apply_nccl_variable(NcclConfig& cfg, const std::string& name, const std::st
   } else if (name == "NCCL_NSOCKS_PERTHREAD") {
     cfg.nsocks_perthread = static_cast<int>(parse_int(value, 1, 64, where, field, name));
   } else if (name == "NCCL_ALGO") {
+    if (!parse_algo_list(value)) {
+      throw InputError(where, field, fmt::format("{}={} names no algorithm gpufabric knows", name, value),
+                       "a list of Ring, Tree, NVLS, NVLSTree, CollNetDirect, CollNetChain, PAT, Hierarchical, or '^' "
+                       "and a list to leave out");
+    }
     cfg.algo = value;
   } else if (name == "NCCL_PROTO") {
+    if (!parse_proto_list(value)) {
+      throw InputError(where, field, fmt::format("{}={} names no protocol", name, value),
+                       "a list of LL, LL128, Simple, or '^' and a list to leave out");
+    }
     cfg.proto = value;
   } else if (name.rfind("NCCL_", 0) == 0) {
     if (ignored != nullptr) ignored->push_back(name);
+    return;  // not modelled: not one of the variables set
   } else {
     throw InputError(where, field, fmt::format("'{}' is not an NCCL variable", name),
                      "NCCL_P2P_LEVEL, NCCL_P2P_DISABLE, NCCL_NET_GDR_LEVEL, NCCL_IB_DISABLE, NCCL_SHM_DISABLE, "
-                     "NCCL_PXN_DISABLE, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS, NCCL_BUFFSIZE, NCCL_SOCKET_NTHREADS, "
+                     "NCCL_PXN_DISABLE, NCCL_P2P_PXN_LEVEL, NCCL_NVLS_ENABLE, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS, "
+                     "NCCL_BUFFSIZE, NCCL_SOCKET_NTHREADS, "
                      "NCCL_NSOCKS_PERTHREAD, NCCL_ALGO, NCCL_PROTO");
   }
+  if (!sets(cfg, name)) cfg.names.push_back(name);
   if (cfg.min_channels > 0 && cfg.max_channels > 0 && cfg.min_channels > cfg.max_channels) {
     throw InputError(
         where, field,
@@ -142,6 +166,7 @@ std::vector<std::string> NcclConfig::describe() const {
   if (ib_disable) out.emplace_back("NCCL_IB_DISABLE=1");
   if (shm_disable) out.emplace_back("NCCL_SHM_DISABLE=1");
   if (pxn_disable) out.emplace_back("NCCL_PXN_DISABLE=1");
+  if (nvls_disable) out.emplace_back("NCCL_NVLS_ENABLE=0");
   if (min_channels > 0) out.push_back(fmt::format("NCCL_MIN_NCHANNELS={}", min_channels));
   if (max_channels > 0) out.push_back(fmt::format("NCCL_MAX_NCHANNELS={}", max_channels));
   if (buffsize > 0) out.push_back(fmt::format("NCCL_BUFFSIZE={}", static_cast<long>(buffsize)));

@@ -23,7 +23,8 @@ struct NcclConfig {
   std::optional<PathLevel> net_gdr_level;  // NCCL_NET_GDR_LEVEL; unset: PXB
   bool ib_disable = false;                 // NCCL_IB_DISABLE=1: sockets (TCP) between nodes
   bool shm_disable = false;                // NCCL_SHM_DISABLE=1
-  bool pxn_disable = false;                // NCCL_PXN_DISABLE=1
+  bool pxn_disable = false;                // NCCL_PXN_DISABLE=1 (or NCCL_P2P_PXN_LEVEL=0)
+  bool nvls_disable = false;               // NCCL_NVLS_ENABLE=0
   int min_channels = 0;                    // NCCL_MIN_NCHANNELS (0: unset)
   int max_channels = 0;                    // NCCL_MAX_NCHANNELS (0: unset)
   double buffsize = 0;                     // NCCL_BUFFSIZE bytes (0: NCCL's 4 MiB)
@@ -31,6 +32,7 @@ struct NcclConfig {
   int nsocks_perthread = -1;               // NCCL_NSOCKS_PERTHREAD
   std::optional<std::string> algo;         // NCCL_ALGO, as given
   std::optional<std::string> proto;        // NCCL_PROTO, as given
+  std::vector<std::string> names;          // the variables set (those the model reads)
 
   // The variables that were set, as NAME=VALUE, for output headers.
   [[nodiscard]] std::vector<std::string> describe() const;
@@ -41,6 +43,9 @@ struct NcclConfig {
 // naming `field`.
 void apply_nccl_variable(NcclConfig& cfg, const std::string& name, const std::string& value,
                          const SourceLocation& where, const std::string& field, std::vector<std::string>* ignored);
+
+// Whether `name` was set.
+[[nodiscard]] bool sets(const NcclConfig& cfg, const std::string& name);
 
 // Parses "NAME=VALUE" (the --env option).
 void apply_nccl_assignment(NcclConfig& cfg, const std::string& assignment, std::vector<std::string>* ignored);

@@ -9,8 +9,8 @@
 namespace gf::comm {
 
 PipelineShape pipeline_shape(const Communicator& c, Algo algo, Proto proto, double size) {
-  if (proto != Proto::simple || c.ranks() < 2 || size <= 0) return {};
-  return algorithm(algo).pipeline_shape(c, size);
+  if (c.ranks() < 2 || size <= 0) return {};
+  return algorithm(algo).pipeline_shape(c, proto, size);
 }
 
 Seconds pipeline_fill(const Communicator& c, Algo algo, Proto proto, double size, Seconds data_time) {

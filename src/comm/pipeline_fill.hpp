@@ -1,6 +1,7 @@
 #pragma once
 // Pipeline fill of NCCL's chunk-pipelined algorithms (Tree, NVLS, NVLSTree, CollNet) with the
-// Simple protocol.
+// Simple protocol, and of Tree with LL128 across nodes (whose network hops store and forward
+// whole chunks; see the .cpp).
 //
 // Why: these algorithms move each channel's data as a stream of chunks through a FIFO of
 // NCCL_STEPS slots between stages (reduce up a tree, then broadcast down; reduce through the
@@ -9,7 +10,8 @@
 // cost one chunk time each on top of the bandwidth term. NCCL picks smaller chunks for
 // smaller messages (its own rules, reproduced here), which is why the published curves climb
 // slowly between 16 MiB and 1 GiB. Rings need no fill (every rank starts sending its own
-// chunk at once), and LL / LL128 hand on every 8- or 128-byte line with its own flag.
+// chunk at once), and LL / LL128 hand on every 8- or 128-byte line with its own flag inside
+// a node.
 #include "comm/collective.hpp"
 #include "comm/communicator.hpp"
 #include "core/units.hpp"

@@ -121,6 +121,17 @@ NetworkTech parse_network(const Fields& f) {
   n.endpoint_latency = microseconds(f.positive("endpoint_latency_us"));
   n.default_switch = f.text("default_switch");
   n.default_nic = f.text("default_nic");
+  if (const YAML::Node env = f.node_or_null("nccl_env"); env) {
+    if (!env.IsMap()) f.fail("nccl_env", "not a mapping", "NCCL variables, e.g. {NCCL_ALGO: \"Ring,Tree\"}");
+    for (const auto& kv : env) {
+      const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : std::string();
+      if (!kv.second.IsScalar() || key.rfind("NCCL_", 0) != 0) {
+        f.fail("nccl_env", "every key must be an NCCL_* variable and every value a plain string",
+               "{NCCL_NAME: \"value\"}");
+      }
+      n.nccl_env.push_back({key, kv.second.Scalar(), location_of(kv.first, f.file()), f.field("nccl_env") + "." + key});
+    }
+  }
   n.source = source_of(f);
   n.note = f.text_or("note", "");
   return n;
@@ -315,7 +326,7 @@ void Catalog::load_text(const std::string& text, const std::string& file) {
                parse_nvswitch);
   load_section(root, "networks", file,
                {"name", "family", "transport", "line_rate_Gbps", "data_rate_Gbps", "efficiency", "endpoint_latency_us",
-                "default_switch", "default_nic", "source", "note"},
+                "default_switch", "default_nic", "nccl_env", "source", "note"},
                networks_, origin_, parse_network);
   load_section(root, "nics", file,
                {"name", "display_name", "max_rate_Gbps", "ports", "pcie", "families", "latency_ns", "ll_protocols",

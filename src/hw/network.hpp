@@ -2,6 +2,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "core/units.hpp"
 #include "hw/pcie_link.hpp"
 
@@ -18,6 +19,16 @@ struct NetworkTech {
   Seconds endpoint_latency;
   std::string default_switch;
   std::string default_nic;
+  // The NCCL environment the network's vendor setup exports for every job (GCP's TCPX/TCPXO
+  // profiles: NCCL_ALGO, NCCL_PROTO, NCCL_BUFFSIZE, ...): NCCL runs under it across nodes
+  // unless the user sets the same variable. Values are checked where they are applied (comm).
+  struct EnvVariable {
+    std::string name;
+    std::string value;
+    SourceLocation where;
+    std::string field;
+  };
+  std::vector<EnvVariable> nccl_env;
   std::string source;
   std::string note;
 };

@@ -504,9 +504,12 @@ void apply_overrides(ClusterSpec& spec, const ClusterOverrides& o, const hw::Cat
     }
   }
   if (o.p2p) {
-    spec.p2p = *o.p2p;
     const auto& gpu = catalog.gpu(spec.node.gpu);
-    if (*o.p2p && !gpu.p2p_supported) {
+    const bool driver_allows = gpu.p2p_supported || spec.p2p_patched_driver;
+    // The spec keeps what the driver gives, so the layers above (the communicator's transport
+    // choice) see P2P off and need not say it again.
+    spec.p2p = *o.p2p && driver_allows;
+    if (*o.p2p && !driver_allows) {
       spec.notes.push_back("warning: --p2p on is ignored: the driver refuses PCIe peer-to-peer on " + gpu.name +
                            ", so copies between its GPUs stage through host memory");
     }

@@ -57,9 +57,10 @@ public:
     emit_collnet_nics(c, size, e);
   }
 
-  [[nodiscard]] PipelineShape pipeline_shape(const Communicator& c, double size) const override {
+  [[nodiscard]] PipelineShape pipeline_shape(const Communicator& c, Proto proto, double size) const override {
     using namespace chunk_rules;
     PipelineShape s;
+    if (proto != Proto::simple) return s;  // LL and LL128 hand on every line with its own flag
     s.depth = c.ranks_per_node();
     s.pipelines = channels(c);
     const double p = static_cast<double>(s.pipelines);

@@ -53,15 +53,16 @@ public:
     emit_collnet_nics(c, size, e);
   }
 
-  [[nodiscard]] PipelineShape pipeline_shape(const Communicator& c, double size) const override {
+  [[nodiscard]] PipelineShape pipeline_shape(const Communicator& c, Proto proto, double size) const override {
     using namespace chunk_rules;
     PipelineShape s;
+    if (proto != Proto::simple) return s;  // LL and LL128 hand on every line with its own flag
     s.depth = 1;
     s.pipelines = channels(c) * heads(c);
     const double p = static_cast<double>(s.pipelines);
-    double chunk = halve_while(step_bytes(c), size, p, 64, 131072);
-    chunk = halve_while(chunk, size, p, 8, 65536);
-    s.chunk_bytes = halve_while(chunk, size, p, 8, 32768);
+    double chunk = cut_below(step_bytes(c), size, p, 16, 131072);
+    chunk = cut_below(chunk, size, p, 4, 65536);
+    s.chunk_bytes = cut_below(chunk, size, p, 1, 32768);
     return s;
   }
 

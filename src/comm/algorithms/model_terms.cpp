@@ -19,7 +19,13 @@ LatencyTerms latency_terms(const Communicator& c, Proto p, Algo base_row, Algo h
             std::max(0.0, c.topology().network().endpoint_latency.value() * 1e6 - n.net_reference_latency_us);
   t.nvlink = hop(HopKind::nvlink);
   if (c.nodes() > 1) {
-    // NCCL's network post overhead per ring step (1 us on Intel, 2 on AMD; three posts with Simple).
+    // NCCL's network post overhead per step (1 us on Intel, 2 on AMD; three posts with Simple)
+    // bounds every step once a collective crosses nodes: each step's data goes through the
+    // network proxy's posts. NCCL's tuner adds it to rings only ("Inter-node rings still have
+    // to launch nsteps * net overhead", tuning.cc); gpufabric's time adds it to trees too,
+    // whose network steps go through the same proxy (with rings only, the core set's small
+    // multi-node rows move from 31.7% to 35.6% MAPE, the A100 IB rows better, the EFA and RoCE
+    // rows worse).
     const double post = c.amd_cpu() ? n.tuner.net_overhead_amd_us : n.tuner.net_overhead_intel_us;
     t.intra = std::max(t.intra, p == Proto::simple ? 3.0 * post : post);
   }

@@ -2,6 +2,7 @@
 // reducing up and broadcasting down (all_reduce only). Its chunks run in a pipeline that fills
 // up and down the tree's depth.
 #include <algorithm>
+#include <cmath>
 
 #include "comm/algorithms/algorithms.hpp"
 #include "comm/algorithms/chunk_rules.hpp"
@@ -9,11 +10,38 @@
 #include "comm/algorithms/nccl_terms.hpp"
 #include "comm/algorithms/patterns.hpp"
 #include "comm/nccl_tuner.hpp"
+#include "comm/pattern.hpp"
 #include "comm/pipeline_fill.hpp"
 
 namespace gf::comm {
 
 namespace {
+
+// Tree/LL128 across nodes. Inside a node LL128 hands on every 128-byte line with its own flag,
+// but NCCL's network proxy sends a step only when all of its lines are written (src/transport/
+// net.cc, sendProxyProgress checks every line's flag of an LL128 step before posting it), so
+// each network hop of the tree stores and forwards whole chunks: the GPU fills the chunk, then
+// the NIC moves it. Up and down the tree that is 2 x 2 x log2(nodes) chunk stages in series.
+// The chunk is NCCL's (calcCollChunking, NCCL 2.7 to 2.30): an LL128 buffer step
+// (NCCL_LL128_ELEMS_PER_THREAD 120 x NCCL_LL128_MAX_NTHREADS 640 x 8 bytes) of which 15 of
+// every 16 words are data, halved while each channel would get fewer than
+// nsteps x 64 / ppn chunks (down to 128 KiB) and nsteps x 16 / ppn (down to 32 KiB), with
+// nsteps = 1 + log2(nodes) + ppn / 10.
+PipelineShape ll128_across_nodes(const Communicator& c, double size) {
+  PipelineShape s;
+  constexpr double kStepBytes = 120.0 * 640 * 8;
+  double chunk = kStepBytes / 16 * 15;
+  const double ppn = static_cast<double>(c.ranks_per_node());
+  const double nsteps = 1 + std::floor(std::log2(static_cast<double>(c.nodes()))) + 0.1 * ppn;
+  s.pipelines = channels(c, Algo::tree);
+  const double p = static_cast<double>(s.pipelines);
+  // NCCL divides integers here: whole chunks per channel.
+  while (std::floor(size / (p * chunk)) < nsteps * 64 / ppn && chunk > 131072) chunk /= 2;
+  while (std::floor(size / (p * chunk)) < nsteps * 16 / ppn && chunk > 32768) chunk /= 2;
+  s.chunk_bytes = chunk;
+  s.depth = 2 * chunk_rules::ceil_log2(c.nodes());
+  return s;
+}
 
 class Tree final : public CollectiveAlgorithm {
 public:
@@ -61,17 +89,18 @@ public:
     return c.nodes() > 1 ? CollectiveAlgorithm::default_channels(c) : 2;
   }
 
-  [[nodiscard]] PipelineShape pipeline_shape(const Communicator& c, double size) const override {
+  [[nodiscard]] PipelineShape pipeline_shape(const Communicator& c, Proto proto, double size) const override {
     using namespace chunk_rules;
+    if (proto == Proto::ll128 && c.nodes() > 1) return ll128_across_nodes(c, size);
     PipelineShape s;
+    if (proto != Proto::simple) return s;  // LL and LL128 hand on every line with its own flag
     // An intra-node chain of the node's ranks, then a binary tree over the nodes.
+    // NCCL 2.20 and later run Tree/Simple in whole steps at every size (src/enqueue.cc,
+    // calcCollChunking: only CollNet, Tree/LL128 and PAT shrink the chunk; 2.19 and before
+    // halved it for smaller messages, down to 32 KiB).
     s.depth = (c.ranks_per_node() - 1) + ceil_log2(c.nodes());
     s.pipelines = channels(c);
-    const double p = static_cast<double>(s.pipelines);
-    const double d = static_cast<double>(std::max<long>(1, s.depth));
-    double chunk = halve_while(step_bytes(c), size, p, d * 8, 131072);
-    chunk = halve_while(chunk, size, p, d * 4, 65536);
-    s.chunk_bytes = halve_while(chunk, size, p, d, 32768);
+    s.chunk_bytes = step_bytes(c);
     return s;
   }
 
