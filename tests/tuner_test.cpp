@@ -1,9 +1,11 @@
 // NCCL's tuner and the reported time: curves behave like nccl-tests (no time falling as the size
 // grows for a fixed choice, no busbw dips unless the tuner changes its choice), and the fabric's
 // oversubscription, which NCCL's tuner does not know, changes only the time.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -375,6 +377,135 @@ TEST(GpuGroups, BadListsAreInputErrors) {
   EXPECT_NE(gf::test::input_error([&] { Communicator c(t, std::vector<long>{16}); }).find("not in the cluster"),
             std::string::npos);
   EXPECT_NE(gf::test::input_error([&] { Communicator c(t, std::vector<long>{}); }).find("empty"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gf::comm
+
+namespace gf::comm {
+namespace {
+
+// PXN (src/graph/paths.cc, ncclTopoComputePaths; src/transport/net.cc, sendSetup): a DGX H100
+// with two NICs keeps them on GPU0's and GPU4's PCIe switches, so the other GPUs reach a NIC
+// only through the CPU (PHB). NCCL sends their traffic over NVLink into the memory of the GPU
+// next to the NIC, whose NIC reads it (GPUDirect RDMA at PIX); receives stay on the GPU itself.
+struct PxnNode {
+  topo::Topology t;
+  int near = -1;  // a GPU on a NIC's PCIe switch
+  int far = -1;   // a GPU whose NICs are all behind the CPU
+};
+
+PxnNode two_nic_dgx(const std::optional<std::string>& network = {}) {
+  topo::ClusterOverrides o;
+  o.nodes = 2;
+  o.fabric = topo::FabricKind::fat_tree;
+  o.nics_per_node = 2;
+  if (network) o.network = *network;
+  PxnNode n{preset("dgx-h100", o)};
+  const auto& node = n.t.node();
+  for (int g = 0; g < node.gpus(); ++g) {
+    const auto type = node.pcie_path(node.gpu(g), node.nic(node.nic_of_gpu(g))).type;
+    if (type == topo::PathType::pix && n.near < 0) n.near = g;
+    if (level_of(type) > PathLevel::pxb && n.far < 0) n.far = g;
+  }
+  return n;
+}
+
+TEST(Pxn, AFarGpuSendsOverNvlinkThroughThePeerNextToTheNic) {
+  const auto n = two_nic_dgx();
+  ASSERT_GE(n.near, 0);
+  ASSERT_GE(n.far, 0);
+  const Communicator c(n.t, 0);
+  const int gpn = n.t.gpus_per_node();
+  EXPECT_EQ(c.transport(n.near, n.near + gpn), NcclTransport::net_gdr);
+  EXPECT_EQ(c.transport(n.far, n.far + gpn), NcclTransport::net_pxn);
+  const topo::Route r = c.route(n.far, n.far + gpn);
+  EXPECT_EQ(r.transport, topo::Transport::pxn);
+  ASSERT_FALSE(r.links.empty());
+  EXPECT_EQ(n.t.graph().link(r.links.front()).kind, topo::LinkKind::nvlink);  // into the peer GPU
+  // Then the peer GPU's own PCIe path to its NIC, and no host memory on the sending side.
+  const auto& node = n.t.node();
+  const int nic = node.nic_of_gpu(n.far);
+  int peer = -1;
+  for (int g = 0; g < node.gpus() && peer < 0; ++g) {
+    if (node.nic_of_gpu(g) == nic && node.pcie_path(node.gpu(g), node.nic(nic)).type == topo::PathType::pix) peer = g;
+  }
+  ASSERT_GE(peer, 0);
+  for (const auto l : n.t.route_gpu_to_nic(peer, nic).links) {
+    EXPECT_NE(std::find(r.links.begin(), r.links.end(), l), r.links.end());
+  }
+  for (const auto l : r.links) EXPECT_NE(n.t.graph().link(l).kind, topo::LinkKind::memory);
+  // NCCL_DEBUG's spelling: the NIC, then the proxy rank in parentheses.
+  bool named = false;
+  for (const auto& line : c.transport_summary()) {
+    named = named || (line.find(fmt::format("GPU{}: NET/IB/{}({})/GDRDMA", n.far, nic, peer)) != std::string::npos &&
+                      line.find("PXN") != std::string::npos);
+  }
+  EXPECT_TRUE(named);
+}
+
+TEST(Pxn, DisabledTheFarGpuUsesItsOwnNicThroughTheCpu) {
+  const auto n = two_nic_dgx();
+  const int gpn = n.t.gpus_per_node();
+  NcclConfig off;
+  off.pxn_disable = true;  // NCCL_PXN_DISABLE=1: beyond NCCL_NET_GDR_LEVEL (PXB), staged in host memory
+  const Communicator staged(n.t, 0, off);
+  EXPECT_EQ(staged.transport(n.far, n.far + gpn), NcclTransport::net_staged);
+  EXPECT_EQ(staged.transport(n.near, n.near + gpn), NcclTransport::net_gdr);
+  const topo::Route r = staged.route(n.far, n.far + gpn);
+  EXPECT_EQ(r.transport, topo::Transport::host_bounce);
+  for (const auto l : r.links) EXPECT_NE(n.t.graph().link(l).kind, topo::LinkKind::nvlink);
+  // NCCL_NET_GDR_LEVEL=PHB: GPUDirect RDMA from the far GPU across the CPU's root complex.
+  off.net_gdr_level = PathLevel::phb;
+  const Communicator direct(n.t, 0, off);
+  EXPECT_EQ(direct.transport(n.far, n.far + gpn), NcclTransport::net_gdr);
+  EXPECT_EQ(direct.route(n.far, n.far + gpn).transport, topo::Transport::gpudirect_rdma);
+  // The time follows the route: staging through host memory is never faster than PXN's NVLink
+  // and PCIe-switch path (here both are bounded by the two NICs, so the busbw is the same).
+  const Communicator pxn(n.t, 0);
+  const double with_pxn = run(pxn, Op::all_reduce, 1 << 30).busbw_GBps;
+  const double without = run(staged, Op::all_reduce, 1 << 30).busbw_GBps;
+  EXPECT_GE(with_pxn, without * (1 - 1e-9)) << with_pxn << " vs " << without;
+  EXPECT_GE(pxn.route(n.far, n.far + gpn).bandwidth.value(), r.bandwidth.value() * (1 - 1e-9));
+  bool staged_named = false;
+  for (const auto& line : staged.transport_summary()) {
+    staged_named = staged_named || line == fmt::format("between nodes from GPU{}: NET/IB", n.far) ||
+                   (line.find("NET/IB") != std::string::npos && line.find("GDRDMA") == std::string::npos);
+  }
+  EXPECT_TRUE(staged_named);
+}
+
+TEST(Pxn, NeedsNvlinkAndARelayInTheCommunicator) {
+  // A PCIe server has no NVLink to relay over: its far GPUs keep their own NIC.
+  topo::ClusterOverrides o;
+  o.nodes = 2;
+  o.fabric = topo::FabricKind::fat_tree;
+  o.nics_per_node = 1;
+  const auto pcie = preset("pcie-8x-h100", o);
+  const Communicator c(pcie, 0);
+  for (int g = 0; g < pcie.gpus_per_node(); ++g) {
+    EXPECT_NE(c.transport(g, g + pcie.gpus_per_node()), NcclTransport::net_pxn) << g;
+  }
+  // NCCL's topology holds only the communicator's GPUs: a group without the NIC's GPU has no relay.
+  const auto n = two_nic_dgx();
+  const int gpn = n.t.gpus_per_node();
+  const auto& node = n.t.node();
+  std::vector<long> group;
+  for (int g = 0; g < gpn; ++g) {
+    if (node.pcie_path(node.gpu(g), node.nic(node.nic_of_gpu(g))).type != topo::PathType::pix) {
+      group.push_back(g);
+      group.push_back(g + gpn);
+    }
+  }
+  const Communicator far_only(n.t, group);
+  EXPECT_EQ(far_only.transport(0, far_only.ranks_per_node()), NcclTransport::net_staged);
+  // The default DGX H100 (a NIC on every GPU's switch) never needs PXN.
+  topo::ClusterOverrides full;
+  full.nodes = 2;
+  full.fabric = topo::FabricKind::fat_tree;
+  const auto dgx = preset("dgx-h100", full);
+  const Communicator all(dgx, 0);
+  for (int g = 0; g < 8; ++g) EXPECT_EQ(all.transport(g, g + 8), NcclTransport::net_gdr) << g;
 }
 
 }  // namespace

@@ -92,19 +92,21 @@ TEST(CollectiveValidation, RowsAreCitedAndCoverTheSizeBands) {
 
 // Issue 10's accuracy targets on the repository's core set (independent rows; calibration and
 // excluded rows left out): >= 64 MiB at most 10% MAPE and <= 64 KiB at most 20%, both met. Its
-// 64 KiB-64 MiB target (15%) is not met yet (21%, multi-node 29%): that group holds a regression
-// bound, as do the sub-bands. The off-path set (clouds, HPC centres, workstations) is far from
-// any target; its bounds only keep it from getting worse (the README lists the rows it misses).
+// 64 KiB-64 MiB target (15%) is not met yet (17.2%; multi-node 22%): that group holds a
+// regression bound, as do the sub-bands. The off-path set (clouds, HPC centres, workstations) is
+// far from any target; its bounds only keep it from getting worse (the README lists the rows it
+// misses).
 TEST(CollectiveValidation, ErrorStaysWithinTheIssuesTargets) {
   const auto checks = validate::check_collectives(validate::builtin_collective_rows(), gf::test::catalog());
   std::map<std::string, double> mape;
   for (const auto& e : report::collective_band_errors(checks)) mape[e.group] = e.mape;
-  EXPECT_LE(mape.at("<=64KiB"), 0.21);
+  EXPECT_LE(mape.at("<=64KiB"), 0.20);
   EXPECT_LE(mape.at(">=64MiB"), 0.10);
   EXPECT_LT(mape.at(">=64MiB single node"), 0.09);
   EXPECT_LT(mape.at(">=64MiB multi-node"), 0.13);
-  EXPECT_LT(mape.at("64KiB-64MiB"), 0.22);
+  EXPECT_LT(mape.at("64KiB-64MiB"), 0.18);
   EXPECT_LT(mape.at("64KiB-64MiB single node"), 0.13);
+  EXPECT_LT(mape.at("64KiB-64MiB multi-node"), 0.23);
   EXPECT_LT(mape.at("off-path all"), 1.15);
   EXPECT_LT(mape.at("off-path >=64MiB"), 0.65);
 }

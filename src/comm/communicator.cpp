@@ -172,25 +172,122 @@ void Communicator::choose_transports() {
       }
     }
   }
-  // Between nodes: sockets over TCP networks or with NCCL_IB_DISABLE=1; RDMA from GPU memory
-  // where GPUDirect is on and the GPU's NIC is no further than NCCL_NET_GDR_LEVEL (PXB).
+  choose_net_transports();
+}
+
+void Communicator::choose_net_transports() {
+  // Between nodes: sockets over TCP networks or with NCCL_IB_DISABLE=1; otherwise per GPU,
+  // GPUDirect RDMA, PXN through a peer GPU, or staging in host memory (net_side).
+  const auto& node = t_.node();
   const bool tcp = t_.network().transport == "tcp" || env_.ib_disable;
-  if (tcp) {
-    inter_transport_ = NcclTransport::net_socket;
-  } else {
-    const PathLevel gdr_level = env_.net_gdr_level.value_or(PathLevel::pxb);
-    bool gdr = t_.spec().gpudirect && node.nics() > 0;
-    for (int g = 0; g < ppn_ && gdr; ++g) {
-      const int nic = node.nic_of_gpu(local_gpu(g));
-      if (nic < 0) continue;
-      gdr = level_of(node.pcie_path(node.gpu(local_gpu(g)), node.nic(nic)).type) <= gdr_level;
+  const PathLevel gdr_level = env_.net_gdr_level.value_or(PathLevel::pxb);
+  net_.assign(static_cast<std::size_t>(ppn_), NetSide{});
+  for (int g = 0; g < ppn_; ++g) {
+    auto& side = net_[static_cast<std::size_t>(g)];
+    if (node.nics() == 0) continue;
+    if (tcp) {
+      side.send = NcclTransport::net_socket;
+      side.recv_gdr = false;
+      side.nics = node.near_nics(local_gpu(g));
+      side.proxies.assign(side.nics.size(), -1);
+    } else {
+      side = net_side(g, gdr_level, !env_.pxn_disable);
     }
-    inter_transport_ = gdr ? NcclTransport::net_gdr : NcclTransport::net_staged;
   }
 }
 
+namespace {
+
+// NCCL's path types in its order (src/graph/topo.h), with PXN between PXB and PHB.
+int path_rank(PathLevel l) { return 2 * static_cast<int>(l); }
+constexpr int kPxnRank = 2 * static_cast<int>(PathLevel::pxb) + 1;
+
+}  // namespace
+
+Communicator::NetSide Communicator::net_side(int g, PathLevel gdr_level, bool pxn) const {
+  const auto& node = t_.node();
+  const bool gpudirect = t_.spec().gpudirect;
+  const int gpu = local_gpu(g);
+  // The communicator's GPU a NIC counts as its own (ncclTopoGetLocalGpu): the nearest to it of
+  // this node's ranks, the one whose own NIC it is first. NCCL's topology holds only the
+  // communicator's GPUs, so a GPU outside it relays nothing.
+  auto nic_peer = [&](int nic) {
+    int best = -1;
+    int best_key = std::numeric_limits<int>::max();
+    for (int q = 0; q < ppn_; ++q) {
+      const int lg = local_gpu(q);
+      const int key = 2 * path_rank(level_of(node.pcie_path(node.gpu(lg), node.nic(nic)).type)) +
+                      (node.nic_of_gpu(lg) == nic ? 0 : 1);
+      if (key < best_key) {
+        best_key = key;
+        best = q;
+      }
+    }
+    return best;
+  };
+  struct Candidate {
+    int nic;
+    int proxy;  // local GPU relaying over NVLink, or -1
+    double bw;
+    int type;
+  };
+  std::vector<Candidate> candidates;
+  for (int n = 0; n < node.nics(); ++n) {
+    const topo::Route direct = node.pcie_path(node.gpu(gpu), node.nic(n));
+    const PathLevel own = level_of(direct.type);
+    Candidate c{n, -1, direct.bandwidth.value(), path_rank(own)};
+    // PXN (paths.cc, ncclTopoComputePaths): NIC n through its GPU q when q is on the NIC's PCIe
+    // switch (PXB or closer) with GPUDirect RDMA to it, q is reached over NVLink, and either q
+    // has more bandwidth to the NIC or our own path to it crosses the CPU (PHB, SYS).
+    const int q = pxn ? nic_peer(n) : -1;
+    if (q >= 0 && q != g) {
+      const int peer_gpu = local_gpu(q);
+      const topo::Route peer = node.pcie_path(node.gpu(peer_gpu), node.nic(n));
+      const PathLevel peer_level = level_of(peer.type);
+      const topo::Route nvlink = node.gpu_to_gpu(gpu, peer_gpu, true);
+      const bool over_nvlink = transport(g, q) == NcclTransport::p2p && nvlink.transport == topo::Transport::nvlink;
+      if (peer_level <= PathLevel::pxb && gpudirect && peer_level <= gdr_level && over_nvlink &&
+          (peer.bandwidth.value() > direct.bandwidth.value() * (1 + 1e-9) || own > PathLevel::pxb)) {
+        c = {n, peer_gpu, std::min(nvlink.bandwidth.value(), peer.bandwidth.value()), kPxnRank};
+      }
+    }
+    candidates.push_back(c);
+  }
+  // The NICs NCCL counts as this GPU's own (ncclTopoGetLocal): the most bandwidth, then the
+  // nearest type.
+  const auto better = [](const Candidate& x, const Candidate& y) {
+    if (x.bw > y.bw * (1 + 1e-9)) return true;
+    if (y.bw > x.bw * (1 + 1e-9)) return false;
+    return x.type < y.type;
+  };
+  const Candidate best = *std::min_element(candidates.begin(), candidates.end(), better);
+  NetSide side;
+  if (best.proxy < 0) {
+    // Its own NICs: GPUDirect RDMA where they are no further than NCCL_NET_GDR_LEVEL.
+    const int own = node.nic_of_gpu(gpu);
+    const bool gdr = gpudirect && level_of(node.pcie_path(node.gpu(gpu), node.nic(own)).type) <= gdr_level;
+    side.send = gdr ? NcclTransport::net_gdr : NcclTransport::net_staged;
+    side.recv_gdr = gdr;
+    side.nics = node.near_nics(gpu);
+    side.proxies.assign(side.nics.size(), -1);
+    return side;
+  }
+  // Sends go through the peers (net.cc, sendSetup: the proxy rank's buffers in its GPU memory);
+  // receives stay on this GPU, the NIC writing into its memory (GPUDirect RDMA at the peer's
+  // distance, ncclTopoCheckGdr; "we don't support PXN on receive yet", recvSetup).
+  side.send = NcclTransport::net_pxn;
+  side.recv_gdr = true;
+  for (const auto& c : candidates) {
+    if (!better(best, c) && !better(c, best)) {
+      side.nics.push_back(c.nic);
+      side.proxies.push_back(c.proxy);
+    }
+  }
+  return side;
+}
+
 NcclTransport Communicator::transport(long a, long b) const {
-  if (node_of(a) != node_of(b)) return inter_transport_;
+  if (node_of(a) != node_of(b)) return net_[static_cast<std::size_t>(a % ppn_)].send;
   const auto n = static_cast<std::size_t>(ppn_);
   return intra_transport_[static_cast<std::size_t>(a % ppn_) * n + static_cast<std::size_t>(b % ppn_)];
 }
@@ -211,10 +308,19 @@ topo::Route Communicator::route(long a, long b, int nic_choice) const {
       measure(r, t_.graph());
       return r;
     }
+    case NcclTransport::p2p: return t_.route_gpus(ga, gb, nic_choice, true);
+    case NcclTransport::net_gdr:
+    case NcclTransport::net_pxn:
     case NcclTransport::net_staged:
-    case NcclTransport::net_socket: return t_.route_gpus(ga, gb, nic_choice, true, false);
-    default: return t_.route_gpus(ga, gb, nic_choice, true);
+    case NcclTransport::net_socket: break;
   }
+  const auto& from = net_[static_cast<std::size_t>(a % ppn_)];
+  const auto& to = net_[static_cast<std::size_t>(b % ppn_)];
+  if (from.nics.empty() || to.nics.empty()) return t_.route_gpus(ga, gb, nic_choice, true);
+  const auto k = static_cast<std::size_t>(nic_choice) % from.nics.size();
+  const bool send_gdr = from.send == NcclTransport::net_gdr || from.send == NcclTransport::net_pxn;
+  return t_.route_gpus(ga, {from.nics[k], send_gdr, from.proxies[k]}, gb,
+                       {to.nics[static_cast<std::size_t>(nic_choice) % to.nics.size()], to.recv_gdr, -1}, true);
 }
 
 double Communicator::connection_rate(long a, long b, bool simplex) const {
@@ -265,7 +371,11 @@ std::vector<std::string> Communicator::transport_summary() const {
   std::vector<std::string> out;
   std::map<std::string, std::string> seen;  // transport -> first example pair
   const std::string& tech = t_.network().transport;
-  const std::string net_name = t_.network().family == "efa" ? "Libfabric" : tech == "tcpx" ? "GPUDirectTCPX" : "IB";
+  // The net plugin's name: aws-ofi-nccl (libfabric) for EFA and for Slingshot's CXI provider.
+  const std::string& family = t_.network().family;
+  const std::string net_name = family == "efa" || family == "slingshot" ? "Libfabric"
+                               : tech == "tcpx"                         ? "GPUDirectTCPX"
+                                                                        : "IB";
   for (int a = 0; a < ppn_; ++a) {
     for (int b = 0; b < ppn_; ++b) {
       if (a == b) continue;
@@ -278,8 +388,49 @@ std::vector<std::string> Communicator::transport_summary() const {
       out.push_back(fmt::format("GPU{} -> GPU{} ({}): {}", local_gpu(a), local_gpu(b), cls, name));
     }
   }
-  if (nodes_ > 1) out.push_back(fmt::format("between nodes: {}", nccl_name(inter_transport_, net_name)));
+  if (nodes_ > 1) summarize_net(net_name, out);
   return out;
+}
+
+void Communicator::summarize_net(const std::string& net_name, std::vector<std::string>& out) const {
+  // Ranks sending through their own NICs: one line per transport (one line in all when every
+  // rank does the same); ranks sending through PXN: one line per NIC they use, in NCCL's
+  // spelling with the proxy's rank (on the first node, a rank is its local index).
+  std::map<NcclTransport, std::vector<int>> own;
+  bool any_pxn = false;
+  for (int g = 0; g < ppn_; ++g) {
+    const auto send = net_[static_cast<std::size_t>(g)].send;
+    if (send == NcclTransport::net_pxn) {
+      any_pxn = true;
+    } else {
+      own[send].push_back(local_gpu(g));
+    }
+  }
+  if (!any_pxn && own.size() == 1) {
+    out.push_back(fmt::format("between nodes: {}", nccl_name(own.begin()->first, net_name)));
+    return;
+  }
+  for (const auto& [send, gpus] : own) {
+    std::string who;
+    for (const int gpu : gpus) who += (who.empty() ? "GPU" : ", GPU") + std::to_string(gpu);
+    out.push_back(fmt::format("between nodes from {}: {}", who, nccl_name(send, net_name)));
+  }
+  for (int g = 0; g < ppn_; ++g) {
+    const auto& side = net_[static_cast<std::size_t>(g)];
+    if (side.send != NcclTransport::net_pxn) continue;
+    for (std::size_t k = 0; k < side.nics.size(); ++k) {
+      const int proxy = side.proxies[k];
+      int proxy_rank = -1;
+      for (int q = 0; q < ppn_ && proxy >= 0; ++q) {
+        if (local_gpu(q) == proxy) proxy_rank = q;
+      }
+      const std::string name = nccl_net_connection(net_name, side.nics[k], proxy_rank, true);
+      out.push_back(proxy < 0 ? fmt::format("between nodes from GPU{}: {}", local_gpu(g), name)
+                              : fmt::format("between nodes from GPU{}: {} (PXN: over NVLink to GPU{}, whose NIC {} "
+                                            "sends it; receives on GPU{} itself)",
+                                            local_gpu(g), name, proxy, side.nics[k], local_gpu(g)));
+    }
+  }
 }
 
 void Communicator::search_intra_ring() {

@@ -49,7 +49,7 @@ public:
   // The route follows the transport NCCL picks for the pair: SHM goes through the receiver's
   // host memory, and a network transport without GPUDirect through host memory at both ends.
   [[nodiscard]] topo::Route route(long a, long b, int nic_choice = 0) const;
-  // The transport NCCL connects rank a to rank b with.
+  // The transport NCCL connects rank a to rank b with (between nodes, a's send side).
   [[nodiscard]] NcclTransport transport(long a, long b) const;
   // What one connection (one channel to one peer) can move, bytes/s, where the transport has
   // such a limit (SHM's GPU loads and stores through host memory, a TCP stream driven by NCCL's
@@ -102,7 +102,15 @@ private:
   const NcclParams* params_;
   std::vector<long> gpus_;                      // global GPU index by rank
   std::vector<NcclTransport> intra_transport_;  // ppn x ppn, by local rank
-  NcclTransport inter_transport_ = NcclTransport::net_gdr;
+  // How each local rank reaches the network (by local rank): the NICs NCCL picks for it in
+  // channel order, and for each the local GPU that relays its sends over NVLink (PXN), or -1.
+  struct NetSide {
+    NcclTransport send = NcclTransport::net_gdr;
+    bool recv_gdr = true;  // the NIC writes straight into this GPU's memory
+    std::vector<int> nics;
+    std::vector<int> proxies;
+  };
+  std::vector<NetSide> net_;
   std::vector<std::string> notes_;
   mutable std::mutex cache_mutex_;
   mutable std::map<std::tuple<int, int, long, bool, bool>, double> data_cache_;
@@ -126,6 +134,9 @@ private:
   void search_intra_ring();
   void choose_transports();
   void apply_network_profile();  // the network's NCCL variables under the user's
+  void choose_net_transports();
+  void summarize_net(const std::string& net_name, std::vector<std::string>& out) const;
+  [[nodiscard]] NetSide net_side(int local_rank, PathLevel gdr_level, bool pxn) const;
 };
 
 }  // namespace gf::comm

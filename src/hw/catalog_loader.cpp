@@ -113,7 +113,7 @@ NvswitchGeneration parse_nvswitch(const Fields& f) {
 NetworkTech parse_network(const Fields& f) {
   NetworkTech n;
   n.name = f.text("name");
-  n.family = f.choice("family", {"infiniband", "roce", "ethernet", "efa"});
+  n.family = f.choice("family", {"infiniband", "roce", "ethernet", "efa", "slingshot"});
   n.transport = f.choice("transport", {"rdma", "tcp", "srd", "tcpx"});
   n.line_rate_Gbps = f.positive("line_rate_Gbps");
   n.data_rate = gigabits_per_second(f.positive("data_rate_Gbps"));
@@ -146,7 +146,7 @@ NicSpec parse_nic(const Fields& f) {
   n.pcie = parse_pcie_link(f, "pcie");
   n.families = f.text_list("families");
   for (const auto& fam : n.families) {
-    const std::vector<std::string> ok{"infiniband", "roce", "ethernet", "efa"};
+    const std::vector<std::string> ok{"infiniband", "roce", "ethernet", "efa", "slingshot"};
     if (std::find(ok.begin(), ok.end(), fam) == ok.end()) f.fail("families", "unknown family '" + fam + "'", join(ok));
   }
   n.latency = nanoseconds(f.positive_or("latency_ns", 600));
@@ -160,7 +160,7 @@ SwitchSpec parse_switch(const Fields& f) {
   SwitchSpec s;
   s.name = f.text("name");
   s.display_name = f.text_or("display_name", s.name);
-  s.family = f.choice("family", {"infiniband", "ethernet", "efa"});
+  s.family = f.choice("family", {"infiniband", "ethernet", "efa", "slingshot"});
   s.radix = static_cast<int>(f.integer("radix", 2, 4096));
   s.port_rate = gigabits_per_second(f.positive("port_rate_Gbps"));
   s.latency = nanoseconds(f.positive("latency_ns"));

@@ -27,6 +27,7 @@ const char* to_string(Transport t) {
     case Transport::pcie_dma: return "pcie-dma";
     case Transport::gpudirect_rdma: return "gpudirect-rdma";
     case Transport::host_bounce: return "host-bounce";
+    case Transport::pxn: return "pxn";
   }
   return "?";
 }

@@ -21,6 +21,7 @@ enum class Transport {
   pcie_dma,        // GPU <-> host memory or GPU <-> NIC/storage DMA over PCIe
   gpudirect_rdma,  // NIC reads/writes GPU memory directly
   host_bounce,     // between servers through host memory at both ends (no GPUDirect, or TCP)
+  pxn,             // between servers over NVLink to a peer GPU, whose NIC reads it (NCCL's PXN)
 };
 
 const char* to_string(PathType t);

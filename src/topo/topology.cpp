@@ -185,28 +185,43 @@ Route Topology::route_gpus(long a, long b, int channel, bool ideal_ecmp, bool gd
 
   const auto& near_a = node_->near_nics(ia);
   const auto& near_b = node_->near_nics(ib);
-  const int ra = near_a[static_cast<std::size_t>(channel) % near_a.size()];
-  const int rb = near_b[static_cast<std::size_t>(channel) % near_b.size()];
+  const NetEnd from{near_a[static_cast<std::size_t>(channel) % near_a.size()], gdr, -1};
+  const NetEnd to{near_b[static_cast<std::size_t>(channel) % near_b.size()], gdr, -1};
+  return route_gpus(a, from, b, to, ideal_ecmp);
+}
+
+Route Topology::route_gpus(long a, NetEnd from, long b, NetEnd to, bool ideal_ecmp) const {
+  const long g = node_->gpus();
+  const long na = a / g;
+  const long nb = b / g;
+  const int ia = static_cast<int>(a % g);
+  const int ib = static_cast<int>(b % g);
   Route r;
   r.type = PathType::net;
+  r.transport = from.gdr && to.gdr ? Transport::gpudirect_rdma : Transport::host_bounce;
   const DeviceId gpu_a = node_->gpu(ia);
   const DeviceId gpu_b = node_->gpu(ib);
-  const DeviceId nic_a = node_->nic(ra);
-  const DeviceId nic_b = node_->nic(rb);
-  if (gdr) {
-    r.transport = Transport::gpudirect_rdma;
+  const DeviceId nic_a = node_->nic(from.nic);
+  const DeviceId nic_b = node_->nic(to.nic);
+  if (from.proxy >= 0 && from.proxy != ia) {
+    // PXN: over NVLink into the peer GPU's memory, from where its NIC reads it.
+    r.transport = to.gdr ? Transport::pxn : Transport::host_bounce;
+    append_shifted(node_->gpu_to_gpu(ia, from.proxy, true).links, na, r.links);
+    append_shifted(node_->pcie_path(node_->gpu(from.proxy), nic_a).links, na, r.links);
+  } else if (from.gdr) {
     append_shifted(node_->pcie_path(gpu_a, nic_a).links, na, r.links);
-    r.ecmp_paths = route_network(na, ra, nb, rb, a, b, ideal_ecmp, r.links);
-    append_shifted(node_->pcie_path(nic_b, gpu_b).links, nb, r.links);
   } else {
-    // Without GPUDirect the data is copied to host memory, sent from there by the NIC and
-    // copied up again on the far side.
-    r.transport = Transport::host_bounce;
+    // Without GPUDirect the data is copied to host memory and sent from there by the NIC.
     const int sa = node_->socket_of(gpu_a);
-    const int sb = node_->socket_of(gpu_b);
     append_shifted(node_->to_memory(gpu_a, sa).links, na, r.links);
     append_shifted(node_->from_memory(sa, nic_a).links, na, r.links);
-    r.ecmp_paths = route_network(na, ra, nb, rb, a, b, ideal_ecmp, r.links);
+  }
+  r.ecmp_paths = route_network(na, from.nic, nb, to.nic, a, b, ideal_ecmp, r.links);
+  if (to.gdr) {
+    append_shifted(node_->pcie_path(nic_b, gpu_b).links, nb, r.links);
+  } else {
+    // ... and copied up from host memory on the far side.
+    const int sb = node_->socket_of(gpu_b);
     append_shifted(node_->to_memory(nic_b, sb).links, nb, r.links);
     append_shifted(node_->from_memory(sb, gpu_b).links, nb, r.links);
   }

@@ -51,6 +51,16 @@ public:
   // `gdr` false: between servers the data is staged in host memory at both ends (no GPUDirect
   // RDMA for this pair, as NCCL decides with NCCL_NET_GDR_LEVEL, or a TCP transport).
   [[nodiscard]] Route route_gpus(long a, long b, int channel, bool ideal_ecmp, bool gdr) const;
+  // One end of a route between servers: the NIC that carries it, whether the NIC reads or
+  // writes GPU memory directly (GPUDirect RDMA) or through a buffer in host memory, and, on the
+  // sending side, the local GPU that relays the data over NVLink to that NIC (NCCL's PXN), or -1.
+  struct NetEnd {
+    int nic = 0;
+    bool gdr = true;
+    int proxy = -1;
+  };
+  // GPU a to GPU b on another server through the given ends (a's end sends, b's end receives).
+  [[nodiscard]] Route route_gpus(long a, NetEnd from, long b, NetEnd to, bool ideal_ecmp) const;
   // GPU to/from host memory of socket `socket` in the same server.
   [[nodiscard]] Route route_gpu_to_memory(long gpu, int socket) const;
   [[nodiscard]] Route route_memory_to_gpu(int socket, long gpu) const;
