@@ -16,7 +16,7 @@ shift || true
 build="${FUZZ_BUILD:-build-fuzz}"
 jobs="${FUZZ_JOBS:-$(nproc)}"
 all=(fuzz_cluster fuzz_catalog fuzz_workload fuzz_validation_paths fuzz_validation_collectives fuzz_probe_profile
-     fuzz_nccl_params)
+     fuzz_nccl_params fuzz_nvbandwidth)
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=("${all[@]}")
 
@@ -50,6 +50,7 @@ seed() {  # target corpus-dir
                                    cp "$f" "$dir"/; split_rows "$f" "$dir" "$(basename "$f" .yaml)"; done ;;
     fuzz_probe_profile) cp fuzz/seeds/probe_profile/*.json "$dir"/ ;;
     fuzz_nccl_params) cp data/comm/*.yaml "$dir"/ ;;
+    fuzz_nvbandwidth) cp tests/data/nvbandwidth/*.txt "$dir"/ ;;
   esac
   # Inputs that once failed (fixed since), so every run checks them again.
   if [ -d "fuzz/regressions/$t" ]; then cp fuzz/regressions/"$t"/* "$dir"/; fi

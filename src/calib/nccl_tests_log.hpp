@@ -18,6 +18,8 @@ struct NcclTestsLog {
   std::string op;            // all_reduce, all_gather, ... (from the header or given)
   int gpus_per_process = 1;  // "nGpus N" (nccl-tests -g)
   bool cuda_graph = false;   // "graph: 1" (nccl-tests -G)
+  long ranks = 0;            // ranks of the run; 0: as the calibration's --gpus (a probe profile says)
+  std::string label;         // how the residuals name it when not by op (a profile's "all_reduce (gpu.nccl)")
   std::vector<LogRow> rows;
 };
 

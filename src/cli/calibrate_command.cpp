@@ -8,6 +8,7 @@
 #include "calib/calibrate.hpp"
 #include "core/error.hpp"
 #include "core/yaml_fields.hpp"
+#include "probe/profile_json.hpp"
 #include "report/table.hpp"
 #include "topo/topology.hpp"
 
@@ -17,8 +18,13 @@ void CalibrateOptions::add_to(CLI::App& app) {
   cluster.add_to(app);
   app.add_option("--log", logs,
                  "An nccl-tests output file, as printed (FILE, or FILE:OP when the file does not say which "
-                 "collective it ran); repeatable")
-      ->required();
+                 "collective it ran); repeatable");
+  app.add_option("--nvbandwidth", nvbandwidth,
+                 "nvbandwidth's text output, as printed (its H2D, D2H and device-to-device copy-engine testcases "
+                 "are fitted); repeatable");
+  app.add_option("--profile", profiles,
+                 "A profile written by 'gpufabric probe --save' (its H2D/D2H, GPU-to-GPU copies and NCCL "
+                 "all_reduce); repeatable");
   app.add_option("--gpus", gpus, "Ranks the logs ran with, spread evenly over the nodes (default: every GPU)");
   app.add_option("--env", env, "NCCL environment of the runs, NAME=VALUE, repeatable (as for collective)");
   app.add_option("-o,--output", output, "Write the calibration overlay (YAML) to this file");
@@ -35,7 +41,11 @@ std::string CalibrateOptions::run() const {
   comm::NcclConfig nccl;
   std::vector<std::string> ignored;
   for (const auto& e : env) comm::apply_nccl_assignment(nccl, e, &ignored);
-  std::vector<calib::NcclTestsLog> parsed;
+  if (logs.empty() && nvbandwidth.empty() && profiles.empty()) {
+    throw InputError({}, "--log", "no measurement to fit", "--log FILE, --nvbandwidth FILE or --profile FILE");
+  }
+  calib::CalibrationInputs inputs;
+  std::vector<calib::NcclTestsLog>& parsed = inputs.nccl;
   for (const auto& spec : logs) {
     std::string file = spec;
     std::string op;
@@ -48,10 +58,17 @@ std::string CalibrateOptions::run() const {
     }
     parsed.push_back(calib::parse_nccl_tests_log(read_text_file(file, "--log"), file, op));
   }
+  for (const auto& file : nvbandwidth) {
+    calib::add_nvbandwidth(calib::parse_nvbandwidth_output(read_text_file(file, "--nvbandwidth"), file), inputs);
+  }
+  for (const auto& file : profiles) {
+    calib::add_profile(probe::profile_from_json(read_text_file(file, "--profile"), file), file, inputs);
+  }
   const hw::Catalog catalog = cluster.load_catalog();
-  const topo::Topology topology(cluster.load_spec(catalog), catalog);
+  const topo::ClusterSpec spec = cluster.load_spec(catalog);
   const long ranks = parse_whole("--gpus", gpus, 0, topo::kMaxGpus);
-  const auto result = calib::calibrate(topology, ranks, nccl, parsed, comm::nccl_params());
+  const auto result = calib::calibrate(spec, catalog, ranks, nccl, inputs, cluster.nccl_params());
+  const std::size_t inputs_count = logs.size() + nvbandwidth.size() + profiles.size();
   const std::string overlay = calib::calibration_yaml(result);
   if (!output.empty()) {
     std::ofstream out(output);
@@ -72,13 +89,15 @@ std::string CalibrateOptions::run() const {
                             {"time_mape_catalog", f.mape_catalog},
                             {"time_mape_fitted", f.mape_fitted}});
     }
+    j["notes"] = result.notes;
     j["overlay"] = overlay;
     return j.dump(2) + "\n";
   }
   using A = report::TextTable::Align;
   std::string out =
-      fmt::format("# calibration of {} ({} ranks on {} node{}), fitted to {} log{}\n", result.cluster, result.ranks,
-                  result.nodes, result.nodes == 1 ? "" : "s", parsed.size(), parsed.size() == 1 ? "" : "s");
+      fmt::format("# calibration of {} ({} ranks on {} node{}), fitted to {} file{}\n", result.cluster, result.ranks,
+                  result.nodes, result.nodes == 1 ? "" : "s", inputs_count, inputs_count == 1 ? "" : "s");
+  for (const auto& n : result.notes) out += "  note: " + n + "\n";
   report::TextTable params({"parameter", "catalog", "fitted", "change", "meaning"},
                            {A::left, A::right, A::right, A::right, A::left});
   for (const auto& p : result.parameters) {
@@ -86,7 +105,7 @@ std::string CalibrateOptions::run() const {
                     p.catalog != 0 ? fmt::format("{:+.1f}%", 100.0 * (p.fitted / p.catalog - 1)) : "-", p.meaning});
   }
   out += params.render() + "\n";
-  report::TextTable files({"file", "op", "rows", "time error, catalog", "time error, fitted"},
+  report::TextTable files({"file", "op / testcase", "rows", "time error, catalog", "time error, fitted"},
                           {A::left, A::left, A::right, A::right, A::right});
   for (const auto& f : result.files) {
     files.add_row({f.file, f.op, std::to_string(f.rows), fmt::format("{:.1f}%", 100 * f.mape_catalog),

@@ -1,6 +1,7 @@
 #pragma once
-// `gpufabric calibrate`: fit the model's link and transport parameters to nccl-tests logs the
-// user has for their cluster, and write the overlay that --calibration applies.
+// `gpufabric calibrate`: fit the model's link and transport parameters to the nccl-tests logs,
+// nvbandwidth outputs and probe profiles the user has for their cluster, and write the overlay
+// that --calibration applies.
 #include <CLI/CLI.hpp>
 
 #include <string>
@@ -13,6 +14,8 @@ namespace gf::cli {
 struct CalibrateOptions {
   ClusterOptions cluster;
   std::vector<std::string> logs;  // FILE or FILE:OP
+  std::vector<std::string> nvbandwidth;
+  std::vector<std::string> profiles;  // probe --save JSON
   std::string gpus = "0";
   std::vector<std::string> env;
   std::string output;

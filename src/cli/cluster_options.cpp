@@ -5,7 +5,9 @@
 #include <cmath>
 #include <filesystem>
 
+#include "calib/calibrate.hpp"
 #include "core/error.hpp"
+#include "core/yaml_fields.hpp"
 #include "topo/cluster_loader.hpp"
 
 namespace gf::cli {
@@ -75,9 +77,20 @@ void ClusterOptions::add_to(CLI::App& app) {
   app.add_option("--oversubscription", oversubscription, "Leaf down:up port ratio R (R:1), >= 1");
   app.add_option("--gpudirect", gpudirect, "GPUDirect RDMA: on | off");
   app.add_option("--p2p", p2p, "GPU peer-to-peer: on | off");
+  app.add_option("--calibration", calibration,
+                 "A calibration overlay written by 'gpufabric calibrate' (docs/calibration-format.md)");
 }
 
-hw::Catalog ClusterOptions::load_catalog() const { return cli::load_catalog(catalog_dir); }
+hw::Catalog ClusterOptions::load_catalog() const {
+  hw::Catalog c = cli::load_catalog(catalog_dir);
+  if (!calibration.empty()) calib::apply_calibration(read_text_file(calibration, "--calibration"), calibration, c);
+  return c;
+}
+
+comm::NcclParams ClusterOptions::nccl_params() const {
+  if (calibration.empty()) return comm::nccl_params();
+  return calib::apply_calibration(read_text_file(calibration, "--calibration"), calibration, comm::nccl_params());
+}
 
 topo::ClusterOverrides ClusterOptions::overrides() const {
   topo::ClusterOverrides o;

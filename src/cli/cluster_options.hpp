@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "comm/nccl_params.hpp"
 #include "hw/catalog.hpp"
 #include "topo/cluster_spec.hpp"
 
@@ -17,9 +18,13 @@ struct ClusterOptions {
   std::string positional;  // CLUSTER: a preset name or a cluster file, as the README's synopsis has it
   std::string catalog_dir;
   std::string nodes, network, nic, nics_per_node, fabric, tiers, oversubscription, gpudirect, p2p;
+  std::string calibration;  // an overlay written by `gpufabric calibrate`
 
   void add_to(CLI::App& app);
+  // The catalog, with --catalog's files and --calibration's link efficiencies applied.
   [[nodiscard]] hw::Catalog load_catalog() const;
+  // NCCL's built-in parameters, with --calibration's applied.
+  [[nodiscard]] comm::NcclParams nccl_params() const;
   [[nodiscard]] topo::ClusterSpec load_spec(const hw::Catalog& catalog) const;
   [[nodiscard]] topo::ClusterOverrides overrides() const;
 };

@@ -65,7 +65,6 @@ void CollectiveOptions::add_to(CLI::App& app) {
                  "NCCL_NET_GDR_LEVEL, NCCL_IB_DISABLE, NCCL_SHM_DISABLE, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS, "
                  "NCCL_BUFFSIZE, NCCL_SOCKET_NTHREADS, NCCL_NSOCKS_PERTHREAD, NCCL_ALGO, NCCL_PROTO");
   app.add_option("--format", format, "table | json | csv");
-  app.add_option("--calibration", calibration, "A calibration overlay written by 'gpufabric calibrate'");
 }
 
 std::string CollectiveOptions::run() const {
@@ -138,10 +137,7 @@ std::string CollectiveOptions::run() const {
 
   const hw::Catalog catalog = cluster.load_catalog();
   const topo::Topology topology(cluster.load_spec(catalog), catalog);
-  comm::NcclParams params = comm::nccl_params();
-  if (!calibration.empty()) {
-    params = calib::apply_calibration(read_text_file(calibration, "--calibration"), calibration, params);
-  }
+  const comm::NcclParams params = cluster.nccl_params();
   const comm::Communicator c(topology, parse_whole("--gpus", gpus, 0, topo::kMaxGpus), nccl, &params);
   if (c.ranks() < 2) {
     throw InputError({}, "--gpus", "one rank: a collective over a single GPU moves nothing between GPUs",
@@ -189,7 +185,7 @@ std::string CollectiveOptions::run() const {
   h.communicator = c.describe();
   h.engine = comm::to_string(rows.front().result.engine);
   for (const auto& v : nccl.describe()) h.notes.push_back("env: " + v);
-  if (!calibration.empty()) h.notes.push_back("calibration: " + calibration);
+  if (!cluster.calibration.empty()) h.notes.push_back("calibration: " + cluster.calibration);
   for (const auto& v : ignored) h.notes.push_back("env: " + v + " is not modelled (it does not change the prediction)");
   h.notes.insert(h.notes.end(), topology.notes().begin(), topology.notes().end());
   h.notes.insert(h.notes.end(), c.notes().begin(), c.notes().end());

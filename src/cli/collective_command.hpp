@@ -27,7 +27,6 @@ struct CollectiveOptions {
   std::string gpus_per_thread = "1";
   std::string format = "table";
   std::vector<std::string> env;  // NCCL_NAME=VALUE, as the run's environment
-  std::string calibration;       // an overlay written by `gpufabric calibrate`
 
   void add_to(CLI::App& app);
   [[nodiscard]] std::string run() const;

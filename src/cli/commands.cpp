@@ -199,7 +199,9 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   probe_opts.add_to(*probe_cmd);
 
   auto* calibrate_cmd = app.add_subcommand(
-      "calibrate", "Fit link and transport efficiencies to your own nccl-tests logs; write a calibration overlay");
+      "calibrate",
+      "Fit link and transport efficiencies to your own nccl-tests, nvbandwidth and probe measurements; write a "
+      "calibration overlay");
   CalibrateOptions calibrate_opts;
   calibrate_opts.add_to(*calibrate_cmd);
 

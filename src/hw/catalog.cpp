@@ -72,6 +72,16 @@ const NvswitchGeneration& Catalog::nvswitch(int g, const SourceLocation& w, cons
   return find_generation(nvswitch_, g, "NVSwitch", w, f);
 }
 
+void Catalog::set_pcie_copy_efficiency(int g, double fraction, const SourceLocation& where) {
+  (void)pcie(g, where, "pcie_generation");
+  pcie_.at(g).copy_efficiency = fraction;
+}
+
+void Catalog::set_nvlink_efficiency(int g, double fraction, const SourceLocation& where) {
+  (void)nvlink(g, where, "nvlink_generation");
+  nvlink_.at(g).efficiency = fraction;
+}
+
 void Catalog::check_references() const {
   auto at = [&](const std::string& key) {
     const auto it = origin_.find(key);

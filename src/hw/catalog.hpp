@@ -54,6 +54,14 @@ public:
   // Cross-references (a network's default switch, ...) must resolve; checked after loading.
   void check_references() const;
 
+  // A calibration overlay (src/calib) replaces measured efficiencies with values fitted to the
+  // user's own machine. Each is a global, physical fraction of a link's rate; an unknown
+  // generation is an InputError at `where`.
+  void set_pcie_copy_efficiency(int generation, double fraction, const SourceLocation& where = {});
+  void set_nvlink_efficiency(int generation, double fraction, const SourceLocation& where = {});
+  void set_host_staging_efficiency(double fraction) { host_staging_.efficiency = fraction; }
+  void set_pageable_copy_efficiency(double fraction) { pageable_copy_.efficiency = fraction; }
+
 private:
   std::map<std::string, GpuSpec> gpus_;
   std::map<std::string, CpuSpec> cpus_;

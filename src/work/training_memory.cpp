@@ -1,0 +1,202 @@
+#include "work/training_memory.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace gf::work {
+
+const char* to_string(Precision p) {
+  switch (p) {
+    case Precision::fp32: return "fp32";
+    case Precision::fp16: return "fp16";
+    case Precision::bf16: return "bf16";
+    case Precision::fp8: return "fp8";
+  }
+  return "?";
+}
+
+const char* to_string(Sharding s) {
+  switch (s) {
+    case Sharding::none: return "none";
+    case Sharding::zero1: return "zero-1";
+    case Sharding::zero2: return "zero-2";
+    case Sharding::zero3: return "zero-3";
+    case Sharding::fsdp_full: return "fsdp full";
+    case Sharding::fsdp_grad_op: return "fsdp grad-op";
+    case Sharding::fsdp_hybrid: return "fsdp hybrid";
+  }
+  return "?";
+}
+
+namespace {
+
+double d(long v) { return static_cast<double>(v); }
+
+// Bytes per parameter held, split as weights / gradients / optimizer, with `shards` ranks
+// sharing what the strategy shards.
+struct PerParam {
+  double weights = 0;
+  double gradients = 0;
+  double optimizer = 0;
+};
+
+PerParam per_param(const MemoryOptions& o, double shards) {
+  // Mixed precision: 16-bit weights, fp32 master weights and Adam's two moments (12 bytes).
+  // Megatron keeps fp32 main gradients (bf16: 4 bytes; fp16: the fp16 gradient plus its fp32
+  // copy, 6) (Megatron-LM docs, distributed optimizer: 18 bytes per parameter for bf16, 20
+  // for fp16, 16 for fp32 without it). DeepSpeed ZeRO counts 2 + 2 + 12 = 16 (Rajbhandari et
+  // al. SC'20, Section 3). fp8 training (Transformer Engine) keeps bf16 weights as the master
+  // copy's working precision: counted as bf16.
+  PerParam p;
+  const bool fp32 = o.precision == Precision::fp32;
+  const bool zero = o.sharding != Sharding::none;
+  p.weights = fp32 ? 4 : 2;
+  p.gradients = fp32 ? 4 : zero ? 2 : o.precision == Precision::fp16 ? 6 : 4;
+  p.optimizer = fp32 ? 8 : 12;
+  const double n = std::max(1.0, shards);
+  switch (o.sharding) {
+    case Sharding::none:
+      if (o.distributed_optimizer) p.optimizer /= n;
+      break;
+    case Sharding::zero1: p.optimizer /= n; break;
+    case Sharding::zero2:
+    case Sharding::fsdp_grad_op:
+      p.optimizer /= n;
+      p.gradients /= n;
+      break;
+    case Sharding::zero3:
+    case Sharding::fsdp_full:
+    case Sharding::fsdp_hybrid:
+      p.optimizer /= n;
+      p.gradients /= n;
+      p.weights /= n;
+      break;
+  }
+  return p;
+}
+
+}  // namespace
+
+double layer_activation_bytes(const ModelSpec& m, const ParallelLayout& l, const MemoryOptions& o, bool moe_layer) {
+  const double s = d(m.seq) / d(std::max<long>(1, l.cp));
+  const double b = d(o.micro_batch);
+  const double h = d(m.hidden);
+  const double t = d(std::max<long>(1, l.tp));
+  const double sbh = s * b * h;
+  // 16-bit activations (fp32 training stores 4 bytes: twice every term).
+  const double width = o.precision == Precision::fp32 ? 2.0 : 1.0;
+  if (o.recompute == Recompute::full) {
+    // Only each layer's input is kept; the rest is recomputed in the backward pass.
+    return width * 2 * sbh / (l.sequence_parallel ? t : 1.0);
+  }
+  const double q = d(m.attention_width());
+  const double kv = d(m.kv_heads * m.head_dim);
+  // What tensor parallelism leaves whole on every rank unless sequence parallelism splits it:
+  // the two norms' inputs (4 sbh), the QKV and FC1 inputs (2 sbh each) and the two dropout
+  // masks (1 sbh each).
+  const double replicated = 10 * sbh;
+  // Split over TP: Q and K for the scores, V, the output projection's input; the scores,
+  // softmax and dropout over them (5 a s^2 b) unless FlashAttention or selective recomputation
+  // leaves them out.
+  double attention = 2 * s * b * q + 2 * s * b * kv + 2 * s * b * kv + 2 * s * b * q;
+  if (!o.flash_attention && o.recompute != Recompute::selective) attention += 5 * d(m.heads) * s * s * b;
+  // FFN: FC1's output(s), the activation's output (FC2's input).
+  auto ffn = [&](long f, double tokens) {
+    const double width_out = d(f) * (m.gated_ffn ? 2.0 : 1.0);
+    return tokens * (2 * s * b * width_out + 2 * s * b * d(f));
+  };
+  double mlp = 0;
+  if (moe_layer && m.moe) {
+    // Every token goes through top-k experts (padded by the capacity factor) and the shared
+    // ones; EP spreads the experts, not the tokens, so a rank holds the same share.
+    const auto& e = *m.moe;
+    mlp = ffn(e.expert_ffn, d(e.top_k) * e.capacity_factor + d(e.shared_experts));
+  } else {
+    mlp = ffn(m.ffn, 1.0);
+  }
+  const double split = attention + mlp;
+  return width * (replicated / (l.sequence_parallel ? t : 1.0) + split / t);
+}
+
+MemoryBreakdown training_memory(const ModelSpec& m, const ParallelLayout& l, const MemoryOptions& o) {
+  MemoryBreakdown out;
+  const auto params = count_parameters(m);
+  const double tp = d(l.tp);
+  const double pp = d(l.pp);
+  // Ranks that share the sharded states: DP (and CP, which Megatron's distributed optimizer
+  // shards over too); FSDP hybrid shards inside a node only.
+  double shards = d(l.dp * l.cp);
+  if (o.sharding == Sharding::fsdp_hybrid)
+    shards = std::min(shards, std::max(1.0, d(o.gpus_per_node) / (tp * d(l.cp))) * d(l.cp));
+  const PerParam bytes = per_param(o, shards);
+  out.bytes_per_param = bytes.weights + bytes.gradients + bytes.optimizer;
+
+  if (!m.is_transformer()) {
+    out.weights = params.total * bytes.weights;
+    out.gradients = params.total * bytes.gradients;
+    out.optimizer = params.total * bytes.optimizer;
+    out.activations = m.activation_bytes_per_sample * d(o.micro_batch);
+  } else {
+    // Stage by stage: layers split evenly, the embedding on the first stage and the output
+    // projection on the last (both split over TP by vocabulary).
+    const long layers_per_stage = (m.layers + l.pp - 1) / l.pp;
+    const double ep = d(std::max<long>(1, l.ep));
+    double worst = -1;
+    for (long st = 0; st < l.pp; ++st) {
+      const long first = st * layers_per_stage;
+      const long last = std::min(m.layers, first + layers_per_stage);
+      double held = 0;  // parameters on one GPU of this stage
+      double act = 0;
+      for (long layer = first; layer < last; ++layer) {
+        const bool moe = m.moe && layer >= m.moe->dense_layers;
+        if (moe) {
+          // Experts split over EP (then TP inside an expert), the rest over TP.
+          const auto& e = *m.moe;
+          const double expert_share = (params.moe_layer - params.attention) / (d(e.experts) + d(e.shared_experts));
+          const double routed = d(e.experts) * expert_share / ep / tp;
+          const double shared = d(e.shared_experts) * expert_share / tp;
+          held += params.attention / tp + routed + shared;
+        } else {
+          held += params.per_layer / tp;
+        }
+        act += layer_activation_bytes(m, l, o, moe);
+      }
+      if (st == 0) held += params.embedding / tp;
+      if (st == l.pp - 1) held += params.output / tp;
+      // Micro-batches the stage keeps in flight: 1F1B keeps (pp - stage) at most, and no more
+      // than there are; the interleaved schedule keeps a bit more (Korthikanti et al.: a factor
+      // 1 + (p - 1) / (p v) on the first stage).
+      double in_flight = std::min(d(l.pp - st), d(o.micro_batches));
+      if (l.vpp > 1) in_flight *= 1 + (pp - 1) / (pp * d(l.vpp));
+      double activations = act * in_flight;
+      const double width = o.precision == Precision::fp32 ? 2.0 : 1.0;
+      const double sbh = d(m.seq) / d(l.cp) * d(o.micro_batch) * d(m.hidden);
+      if (st == l.pp - 1) {
+        // Logits, fp32 for the vocabulary-parallel cross-entropy, for the micro-batch in flight.
+        activations += 4 * d(m.seq) / d(l.cp) * d(o.micro_batch) * d(m.vocab) / tp;
+      }
+      if (st == 0) activations += width * 2 * sbh / (l.sequence_parallel ? tp : 1.0) * in_flight;  // embedding output
+      const double state = held * (bytes.weights + bytes.gradients + bytes.optimizer);
+      if (state + activations > worst) {
+        worst = state + activations;
+        out.stage = st;
+        out.weights = held * bytes.weights;
+        out.gradients = held * bytes.gradients;
+        out.optimizer = held * bytes.optimizer;
+        out.activations = activations;
+      }
+    }
+  }
+  // DDP and Megatron stage gradients through buckets, FSDP gathers one layer's weights ahead:
+  // two buckets' worth of staging.
+  out.buffers = 2 * o.bucket_bytes;
+  const double rest = out.weights + out.gradients + out.optimizer + out.activations + out.buffers;
+  out.fragmentation = rest * o.fragmentation;
+  out.total = rest + out.fragmentation;
+  out.assumptions.push_back(fmt::format("allocator fragmentation: {:.0f}% of the rest", o.fragmentation * 100));
+  out.assumptions.push_back("activations as Korthikanti et al. 2022 (dropout masks kept), 16-bit unless fp32");
+  return out;
+}
+
+}  // namespace gf::work

@@ -1,0 +1,66 @@
+#pragma once
+// Memory one GPU needs to train a model under a parallel layout: weights, gradients and
+// optimizer states (by ZeRO / FSDP stage or Megatron's distributed optimizer), activations (by
+// recomputation, sequence parallelism and the micro-batches a pipeline keeps in flight),
+// communication buffers and an allowance for the allocator's fragmentation.
+#include <string>
+#include <vector>
+
+#include "work/model_size.hpp"
+
+namespace gf::work {
+
+enum class Precision { fp32, fp16, bf16, fp8 };
+const char* to_string(Precision p);
+
+// How the model is split, in Megatron-LM's terms.
+struct ParallelLayout {
+  long tp = 1;   // tensor parallel
+  long pp = 1;   // pipeline stages
+  long dp = 1;   // data parallel
+  long cp = 1;   // context parallel (the sequence split over ring attention)
+  long ep = 1;   // expert parallel (inside the data-parallel ranks, as Megatron places it)
+  long vpp = 1;  // virtual stages per pipeline rank (interleaved schedule)
+  bool sequence_parallel = false;
+  [[nodiscard]] long gpus() const { return tp * pp * dp * cp; }
+};
+
+// Optimizer-state sharding: DeepSpeed ZeRO stages, PyTorch FSDP's strategies.
+enum class Sharding { none, zero1, zero2, zero3, fsdp_full, fsdp_grad_op, fsdp_hybrid };
+const char* to_string(Sharding s);
+
+struct MemoryOptions {
+  Precision precision = Precision::bf16;
+  Sharding sharding = Sharding::none;
+  bool distributed_optimizer = false;  // Megatron's: optimizer state sharded over DP
+  Recompute recompute = Recompute::none;
+  bool flash_attention = true;               // attention scores are not stored (FlashAttention)
+  long micro_batch = 1;                      // sequences per micro-batch
+  long micro_batches = 1;                    // per step and pipeline (global batch / (micro batch x DP))
+  long gpus_per_node = 8;                    // FSDP hybrid shards inside a node
+  double bucket_bytes = 25.0 * 1024 * 1024;  // DDP's gradient bucket
+  double fragmentation = 0.10;               // allocator allowance, a fraction of the rest (an assumption)
+};
+
+struct MemoryBreakdown {
+  double weights = 0;  // bytes on the busiest GPU
+  double gradients = 0;
+  double optimizer = 0;
+  double activations = 0;
+  double buffers = 0;
+  double fragmentation = 0;
+  double total = 0;
+  long stage = 0;              // the pipeline stage that needs the most
+  double bytes_per_param = 0;  // weights + gradients + optimizer, per parameter held
+  std::vector<std::string> assumptions;
+};
+
+// `layout` must divide the model (checked by the caller that parses it).
+MemoryBreakdown training_memory(const ModelSpec& m, const ParallelLayout& layout, const MemoryOptions& o);
+
+// Bytes of one transformer layer's activations for one micro-batch on one GPU (Korthikanti et
+// al. 2022, "Reducing Activation Recomputation in Large Transformer Models", Section 4,
+// generalised to GQA, gated FFNs and MoE).
+double layer_activation_bytes(const ModelSpec& m, const ParallelLayout& layout, const MemoryOptions& o, bool moe_layer);
+
+}  // namespace gf::work

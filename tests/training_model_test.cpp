@@ -1,0 +1,166 @@
+// The training model's arithmetic: parameters from the architecture against published counts,
+// FLOPs in the papers' conventions, and memory per GPU against the ZeRO and Korthikanti et al.
+// formulas.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "work/model_size.hpp"
+#include "work/training_memory.hpp"
+
+namespace gf::work {
+namespace {
+
+ModelSpec gpt3_175b() {
+  ModelSpec m;
+  m.name = "gpt3-175b";
+  m.layers = 96;
+  m.hidden = 12288;
+  m.heads = 96;
+  m.kv_heads = 96;
+  m.head_dim = 128;
+  m.ffn = 4 * 12288;
+  m.seq = 2048;
+  m.vocab = 50257;
+  m.tied_embeddings = true;
+  m.learned_positions = true;
+  m.linear_bias = true;
+  m.layer_norm = true;
+  return m;
+}
+
+ModelSpec llama2_70b() {
+  ModelSpec m;
+  m.layers = 80;
+  m.hidden = 8192;
+  m.heads = 64;
+  m.kv_heads = 8;
+  m.head_dim = 128;
+  m.ffn = 28672;
+  m.gated_ffn = true;
+  m.seq = 4096;
+  m.vocab = 32000;
+  return m;
+}
+
+ModelSpec mixtral_8x7b() {
+  ModelSpec m;
+  m.layers = 32;
+  m.hidden = 4096;
+  m.heads = 32;
+  m.kv_heads = 8;
+  m.head_dim = 128;
+  m.ffn = 14336;
+  m.gated_ffn = true;
+  m.seq = 4096;
+  m.vocab = 32000;
+  m.moe = MoeSpec{8, 2, 0, 14336, 0, 1.0};
+  return m;
+}
+
+TEST(ModelSize, ParametersMatchPublishedCounts) {
+  // GPT-3 175B (Brown et al. 2020, Table 2.1): "175.0B".
+  EXPECT_NEAR(count_parameters(gpt3_175b()).total / 175.0e9, 1.0, 0.005);
+  // Llama 2 70B: 68,976,648,192 parameters in the released checkpoint.
+  EXPECT_NEAR(count_parameters(llama2_70b()).total, 68976648192.0, 1e6);
+  // Mixtral 8x7B (Jiang et al. 2024): 46.7B total, 12.9B active per token.
+  const auto mix = count_parameters(mixtral_8x7b());
+  EXPECT_NEAR(mix.total / 46.7e9, 1.0, 0.005);
+  EXPECT_NEAR(mix.active / 12.9e9, 1.0, 0.005);
+}
+
+TEST(ModelSize, HardwareFlopsFollowMegatronsEquation3) {
+  // Megatron's 145.6B configuration (Narayanan et al. SC'21, Table 1) with full recomputation:
+  // 96 B s l h^2 (1 + s / 6h + V / 16 l h) per step, i.e. per token divided by B s.
+  ModelSpec m;
+  m.layers = 80;
+  m.hidden = 12288;
+  m.heads = 96;
+  m.kv_heads = 96;
+  m.head_dim = 128;
+  m.ffn = 4 * 12288;
+  m.seq = 2048;
+  m.vocab = 51200;
+  const double l = 80, h = 12288, s = 2048, v = 51200;
+  const double eq3 = 96 * l * h * h * (1 + s / (6 * h) + v / (16 * l * h));
+  const auto f = training_flops(m, Recompute::full);
+  EXPECT_NEAR(f.hardware / eq3, 1.0, 1e-3);
+  // Without recomputation it is three passes, not four (Eq. 3's 96 becomes 72 for the layers).
+  EXPECT_NEAR(f.model / (72 * l * h * h * (1 + s / (6 * h)) + 6 * v * h), 1.0, 1e-3);
+  EXPECT_GT(f.hardware, f.model);
+  EXPECT_DOUBLE_EQ(training_flops(m, Recompute::none).hardware, f.model);
+}
+
+// ZeRO (Rajbhandari et al. SC'20, Figure 1): a 7.5B model on 64 data-parallel GPUs needs 120,
+// 31.4, 16.6 and 1.9 GB for model states at stages 0 to 3.
+TEST(TrainingMemory, ZeroStagesMatchThePaper) {
+  ModelSpec m;
+  m.kind = ModelKind::generic;
+  m.params = 7.5e9;
+  ParallelLayout l;
+  l.dp = 64;
+  MemoryOptions o;
+  o.precision = Precision::fp16;
+  o.bucket_bytes = 0;
+  o.fragmentation = 0;
+  auto states = [&](Sharding s) {
+    o.sharding = s;
+    const auto r = training_memory(m, l, o);
+    return (r.weights + r.gradients + r.optimizer) / 1e9;
+  };
+  EXPECT_NEAR(states(Sharding::zero1), 31.4, 0.1);
+  EXPECT_NEAR(states(Sharding::zero2), 16.6, 0.1);
+  EXPECT_NEAR(states(Sharding::zero3), 1.875, 0.01);
+  o.sharding = Sharding::none;
+  o.distributed_optimizer = false;
+  // Megatron's own accounting without ZeRO: 20 bytes per parameter for fp16 (its fp32 main
+  // gradients beside the fp16 ones), 18 for bf16.
+  EXPECT_NEAR(training_memory(m, l, o).bytes_per_param, 20.0, 1e-9);
+  o.precision = Precision::bf16;
+  EXPECT_NEAR(training_memory(m, l, o).bytes_per_param, 18.0, 1e-9);
+  o.distributed_optimizer = true;
+  EXPECT_NEAR(training_memory(m, l, o).bytes_per_param, 6.0 + 12.0 / 64, 1e-9);
+}
+
+// Korthikanti et al. 2022, Section 4: bytes per layer for s b h with t-way tensor parallelism.
+TEST(TrainingMemory, LayerActivationsFollowKorthikanti) {
+  const ModelSpec m = gpt3_175b();
+  ParallelLayout l;
+  l.tp = 8;
+  MemoryOptions o;
+  o.flash_attention = false;
+  const double s = 2048, b = 1, h = 12288, a = 96, t = 8;
+  const double sbh = s * b * h;
+  EXPECT_NEAR(layer_activation_bytes(m, l, o, false), sbh * (10 + 24 / t + 5 * a * s / (h * t)), 1);
+  l.sequence_parallel = true;
+  EXPECT_NEAR(layer_activation_bytes(m, l, o, false), sbh / t * (34 + 5 * a * s / h), 1);
+  o.recompute = Recompute::selective;
+  EXPECT_NEAR(layer_activation_bytes(m, l, o, false), sbh * 34 / t, 1);
+  o.recompute = Recompute::full;
+  EXPECT_NEAR(layer_activation_bytes(m, l, o, false), 2 * sbh / t, 1);
+  // FlashAttention keeps no scores: the same as selective recomputation.
+  o.recompute = Recompute::none;
+  o.flash_attention = true;
+  EXPECT_NEAR(layer_activation_bytes(m, l, o, false), sbh * 34 / t, 1);
+}
+
+TEST(TrainingMemory, PipelineStagesAndShardingSpreadTheModel) {
+  const ModelSpec m = llama2_70b();
+  MemoryOptions o;
+  o.micro_batches = 32;
+  ParallelLayout one;
+  one.tp = 8;
+  const auto whole = training_memory(m, one, o);
+  ParallelLayout split = one;
+  split.pp = 4;
+  const auto staged = training_memory(m, split, o);
+  EXPECT_LT(staged.weights, whole.weights / 3.5);
+  EXPECT_EQ(staged.stage, 0);  // the first stage keeps the most micro-batches in flight
+  o.recompute = Recompute::full;
+  EXPECT_LT(training_memory(m, split, o).activations, staged.activations / 5);
+  // A 70B model does not fit on one 80 GB GPU's worth of a TP-8 group without sharding.
+  EXPECT_GT(whole.total, 80e9);
+}
+
+}  // namespace
+}  // namespace gf::work
