@@ -105,3 +105,52 @@ TEST(FlowEngine, ManyFlowsOnAStar) {
 
 }  // namespace
 }  // namespace gf::sim
+
+namespace gf::sim {
+namespace {
+
+// A kernel as work on a GPU's compute and HBM resources: alone it takes its roofline time;
+// beside another kernel on the same GPU the two share what they both use.
+TEST(FlowEngineWork, AKernelAloneTakesItsRoofline) {
+  TaskGraph g;
+  const std::vector<LinkId> gpu{0, 1};             // compute, HBM: capacity 1 GPU-second per second each
+  const std::vector<double> demand{2e-3, 0.5e-3};  // compute-bound: 2 ms of math, 0.5 ms of memory
+  g.add_work(gpu, demand, 1.0);
+  const std::vector<double> cap{1.0, 1.0};
+  EXPECT_NEAR(simulate(g, cap).makespan.value(), 2e-3, 1e-12);
+}
+
+TEST(FlowEngineWork, ComputeAndMemoryBoundKernelsOverlap) {
+  TaskGraph g;
+  const std::vector<LinkId> gpu{0, 1};
+  const std::vector<double> math{1e-3, 0.1e-3};
+  const std::vector<double> memory{0.1e-3, 1e-3};
+  const auto a = g.add_work(gpu, math, 1.0);
+  const auto b = g.add_work(gpu, memory, 1.0);
+  g.set_label(a, "gemm");
+  const std::vector<double> cap{1.0, 1.0};
+  const auto r = simulate(g, cap);
+  // Each resource carries 1.1 ms of demand: both end at 1.1 ms, not 2 ms in turn.
+  EXPECT_NEAR(r.finish[a], 1.1e-3, 1e-12);
+  EXPECT_NEAR(r.finish[b], 1.1e-3, 1e-12);
+  EXPECT_EQ(g.label(a), "gemm");
+  EXPECT_EQ(g.label(b), "");
+}
+
+TEST(FlowEngineWork, KernelsOnOneGpuShareItAndFlowsElsewhereDoNot) {
+  TaskGraph g;
+  const std::vector<LinkId> gpu{0, 1};
+  const std::vector<double> math{1e-3, 0.0};
+  const auto a = g.add_work(gpu, math, 1.0);
+  const auto b = g.add_work(gpu, math, 1.0);
+  const std::vector<LinkId> nvlink{2};
+  const auto f = g.add_flow(nvlink, bytes(1e9), Seconds(0));  // 1 GB at 100 GB/s: 10 ms
+  const std::vector<double> cap{1.0, 1.0, 100e9};
+  const auto r = simulate(g, cap);
+  EXPECT_NEAR(r.finish[a], 2e-3, 1e-12);
+  EXPECT_NEAR(r.finish[b], 2e-3, 1e-12);
+  EXPECT_NEAR(r.finish[f], 10e-3, 1e-12);
+}
+
+}  // namespace
+}  // namespace gf::sim

@@ -5,6 +5,8 @@
 
 #include <cmath>
 
+#include "core/error.hpp"
+#include "work/model_library.hpp"
 #include "work/model_size.hpp"
 #include "work/training_memory.hpp"
 
@@ -160,6 +162,41 @@ TEST(TrainingMemory, PipelineStagesAndShardingSpreadTheModel) {
   EXPECT_LT(training_memory(m, split, o).activations, staged.activations / 5);
   // A 70B model does not fit on one 80 GB GPU's worth of a TP-8 group without sharding.
   EXPECT_GT(whole.total, 80e9);
+}
+
+}  // namespace
+}  // namespace gf::work
+
+namespace gf::work {
+namespace {
+
+// Every model of the library loads, and its parameters counted from the architecture agree with
+// the published figure (an exact checkpoint count where the file gives one) within 3%: the
+// published figures are rounded (Megatron's "1.7B" is 1.652B by the paper's own formula).
+TEST(ModelLibrary, EveryModelLoadsAndCountsAsPublished) {
+  const auto library = model_library();
+  ASSERT_GE(library.size(), 30u);
+  for (const auto& e : library) {
+    SCOPED_TRACE(e.name);
+    const ModelSpec m = library_model(e.name);
+    const auto p = count_parameters(m);
+    EXPECT_NEAR(p.total / m.published_params, 1.0, 0.03);
+    if (m.moe) {
+      EXPECT_NEAR(p.active / m.published_active_params, 1.0, 0.03);
+    }
+  }
+  EXPECT_EQ(count_parameters(library_model("llama3.1-8b")).total, 8030261248.0);
+}
+
+TEST(ModelLibrary, UnknownModelsAndBadFieldsAreInputErrors) {
+  EXPECT_THROW(library_model("llama9-1t"), InputError);
+  try {
+    parse_model("name: x\nkind: decoder\nparams_total: 1\nsource: s\nlayers: -3\n", "m.yaml");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("m.yaml:5"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(parse_model("name: x\nkind: decoder\nparams_total: 1\nsource: s\nwidth: 3\n", "m.yaml"), InputError);
 }
 
 }  // namespace

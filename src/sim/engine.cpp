@@ -81,7 +81,9 @@ private:
       return;
     }
     const auto path = g_.path(t);
-    if (path.empty() || g_.bytes(t) <= 0) {
+    bool uses_anything = false;
+    for (std::size_t i = 0; i < path.size() && !uses_anything; ++i) uses_anything = g_.demand(t, i) > 0;
+    if (!uses_anything || g_.bytes(t) <= 0) {  // nothing to move, or work that takes no resource
       queue_.push({now + g_.latency(t), t, kCompletion});
       return;
     }
@@ -89,9 +91,11 @@ private:
     last_update_[t] = now;
     rate_[t] = 0;
     active_[t] = 1;
-    for (const LinkId l : path) {
+    for (std::size_t i = 0; i < path.size(); ++i) {
+      const LinkId l = path[i];
       if (!(capacity_[l] > 0)) throw std::invalid_argument("flow over a link without capacity");
-      link_flows_[l].push_back(t);
+      if (!(g_.demand(t, i) > 0)) continue;  // a resource the work does not use
+      link_flows_[l].push_back({t, g_.demand(t, i)});
       mark_dirty(l);
     }
   }
@@ -135,8 +139,8 @@ private:
     for (std::size_t i = 0; i < links.size(); ++i) {
       auto& list = link_flows_[links[i]];
       // Drop finished flows from the list as we pass.
-      list.erase(std::remove_if(list.begin(), list.end(), [&](TaskId f) { return !active_[f]; }), list.end());
-      for (const TaskId f : list) {
+      list.erase(std::remove_if(list.begin(), list.end(), [&](const Use& u) { return !active_[u.task]; }), list.end());
+      for (const auto& [f, use] : list) {
         if (flow_seen_[f] == epoch_) continue;
         flow_seen_[f] = epoch_;
         flows.push_back(f);
@@ -169,7 +173,7 @@ private:
     for (const LinkId l : links) {
       remaining_cap_[l] = capacity_[l];
       unfrozen_[l] = 0;
-      for (const TaskId f : link_flows_[l]) unfrozen_[l] += g_.weight(f);
+      for (const auto& [f, use] : link_flows_[l]) unfrozen_[l] += g_.weight(f) * use;
       if (unfrozen_[l] > 0) heap.push({remaining_cap_[l] / unfrozen_[l], l});
     }
     while (!heap.empty()) {
@@ -184,14 +188,18 @@ private:
         heap.push({current, l});
         continue;
       }
-      for (const TaskId f : link_flows_[l]) {
+      for (const auto& [f, use] : link_flows_[l]) {
         if (flow_frozen_[f] == epoch_) continue;
         flow_frozen_[f] = epoch_;
         const double w = g_.weight(f);
+        // Every unfrozen task progresses at `current` per unit of weight; what it takes of
+        // each resource on its path is that rate times its demand there.
         set_rate(f, current * w, now);
-        for (const LinkId l2 : g_.path(f)) {
-          remaining_cap_[l2] -= current * w;
-          unfrozen_[l2] -= w;
+        const auto path = g_.path(f);
+        for (std::size_t i = 0; i < path.size(); ++i) {
+          const double d = g_.demand(f, i);
+          remaining_cap_[path[i]] -= current * w * d;
+          unfrozen_[path[i]] -= w * d;
         }
       }
     }
@@ -207,11 +215,16 @@ private:
 
   const TaskGraph& g_;
   std::span<const double> capacity_;
-  std::vector<std::vector<TaskId>> link_flows_;
+  // The tasks on a link or resource, with what each takes of it per unit of progress.
+  struct Use {
+    TaskId task;
+    double demand;
+  };
+  std::vector<std::vector<Use>> link_flows_;
   std::vector<std::uint8_t> link_dirty_;
   std::vector<std::uint32_t> link_seen_;  // == epoch_: in the component being recomputed
   std::vector<double> remaining_cap_;
-  std::vector<double> unfrozen_;  // sum of the weights of the link's flows not yet frozen
+  std::vector<double> unfrozen_;  // sum of weight x demand of the link's flows not yet frozen
   std::vector<LinkId> dirty_links_;
   std::uint32_t epoch_ = 0;
 

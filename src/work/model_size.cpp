@@ -68,10 +68,10 @@ ParameterCount count_parameters(const ModelSpec& m) {
     return p;
   }
   const double h = d(m.hidden);
-  p.embedding = d(m.vocab) * h + (m.learned_positions ? d(m.seq) * h : 0.0);
+  p.embedding = d(m.vocab) * h + (m.learned_positions ? d(m.position_rows > 0 ? m.position_rows : m.seq) * h : 0.0);
   p.output = m.tied_embeddings ? 0.0 : d(m.vocab) * h;
   p.attention = attention_weights(m);
-  const double norms = 2 * norm_weights(m);
+  const double norms = (m.parallel_attention ? 1 : 2) * norm_weights(m);
   p.per_layer = p.attention + ffn_weights(m, m.ffn) + norms;
   double active_layers = 0;
   if (m.moe) {
@@ -89,8 +89,8 @@ ParameterCount count_parameters(const ModelSpec& m) {
     active_layers = p.total;
   }
   const double final_norm = norm_weights(m);
-  p.total += p.embedding + p.output + final_norm;
-  p.active = active_layers + p.embedding + p.output + final_norm;
+  p.total += p.embedding + p.output + final_norm + m.extra_params;
+  p.active = active_layers + p.embedding + p.output + final_norm + m.extra_params;
   return p;
 }
 

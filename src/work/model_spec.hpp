@@ -45,9 +45,12 @@ struct ModelSpec {
   long seq = 0;  // training sequence length
   long vocab = 0;
   bool tied_embeddings = false;
-  bool learned_positions = false;  // GPT-2/3-style position table (seq x hidden)
-  bool linear_bias = false;        // biases in the attention and FFN projections
-  bool layer_norm = false;         // LayerNorm (weight and bias) rather than RMSNorm (weight)
+  bool learned_positions = false;   // GPT-2/3-style position table (position_rows x hidden)
+  long position_rows = 0;           // rows of that table (0: seq)
+  bool parallel_attention = false;  // attention and FFN read one normalised input (GPT-J): one norm
+  double extra_params = 0;          // small weights outside the blocks (BERT's pooler, segment table, ...)
+  bool linear_bias = false;         // biases in the attention and FFN projections
+  bool layer_norm = false;          // LayerNorm (weight and bias) rather than RMSNorm (weight)
   std::optional<MoeSpec> moe;
   std::optional<MlaSpec> mla;
   // Generic models (kind generic): what one sample costs.

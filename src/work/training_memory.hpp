@@ -7,23 +7,12 @@
 #include <vector>
 
 #include "work/model_size.hpp"
+#include "work/parallel_layout.hpp"
 
 namespace gf::work {
 
 enum class Precision { fp32, fp16, bf16, fp8 };
 const char* to_string(Precision p);
-
-// How the model is split, in Megatron-LM's terms.
-struct ParallelLayout {
-  long tp = 1;   // tensor parallel
-  long pp = 1;   // pipeline stages
-  long dp = 1;   // data parallel
-  long cp = 1;   // context parallel (the sequence split over ring attention)
-  long ep = 1;   // expert parallel (inside the data-parallel ranks, as Megatron places it)
-  long vpp = 1;  // virtual stages per pipeline rank (interleaved schedule)
-  bool sequence_parallel = false;
-  [[nodiscard]] long gpus() const { return tp * pp * dp * cp; }
-};
 
 // Optimizer-state sharding: DeepSpeed ZeRO stages, PyTorch FSDP's strategies.
 enum class Sharding { none, zero1, zero2, zero3, fsdp_full, fsdp_grad_op, fsdp_hybrid };

@@ -1,0 +1,209 @@
+#include "work/compute_efficiency.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/error.hpp"
+#include "core/yaml_fields.hpp"
+#include "data/embedded.hpp"
+
+namespace gf::work {
+
+namespace {
+
+constexpr const char* kFile = "data/compute/efficiency.yaml";
+
+std::string text_of(const YAML::Node& n, const char* key) {
+  return n[key] && n[key].IsScalar() ? n[key].Scalar() : std::string();
+}
+
+double number_of(const YAML::Node& n, const char* key, const std::string& file) {
+  if (!n[key] || !n[key].IsScalar()) return std::numeric_limits<double>::quiet_NaN();
+  try {
+    return n[key].as<double>();
+  } catch (const YAML::Exception&) {
+    throw InputError(location_of(n[key], file), key, "'" + n[key].Scalar() + "' is not a number", "a number");
+  }
+}
+
+// The precision names of the catalog's tflops_dense.
+std::string precision_key(Precision p) {
+  switch (p) {
+    case Precision::fp32: return "tf32";  // fp32 training runs its matmuls on TF32 tensor cores
+    case Precision::fp16: return "fp16";
+    case Precision::bf16: return "bf16";
+    case Precision::fp8: return "fp8";
+  }
+  return "bf16";
+}
+
+// Interpolates fraction against log(seq), clamped at the ends.
+double interpolate(const std::vector<std::pair<double, double>>& pts, double x) {
+  if (pts.empty()) return 0;
+  if (x <= pts.front().first) return pts.front().second;
+  if (x >= pts.back().first) return pts.back().second;
+  for (std::size_t i = 1; i < pts.size(); ++i) {
+    if (x <= pts[i].first) {
+      const double a = std::log(pts[i - 1].first), b = std::log(pts[i].first);
+      const double w = (std::log(x) - a) / (b - a);
+      return pts[i - 1].second + w * (pts[i].second - pts[i - 1].second);
+    }
+  }
+  return pts.back().second;
+}
+
+}  // namespace
+
+ComputeEfficiency ComputeEfficiency::parse(const std::string& text, const std::string& file) {
+  ComputeEfficiency out;
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw InputError({file, e.mark.line + 1, e.mark.column + 1}, "", "not valid YAML: " + e.msg, "");
+  }
+  if (!root["families"] || !root["families"].IsSequence())
+    throw InputError(location_of(root, file), "families", "missing or not a list", "a list of GPU families");
+  for (const auto& f : root["families"]) {
+    Family fam;
+    fam.name = text_of(f, "family");
+    if (f["gpus"] && f["gpus"].IsSequence())
+      for (const auto& g : f["gpus"]) fam.gpus.push_back(g.Scalar());
+    // GEMM: the ceiling of the family's first-listed GPU per precision; the fixed cost from a
+    // size sweep of the same precision (median of t - F / (peak x ceiling) over its points).
+    std::map<std::string, std::vector<YAML::Node>> curves;
+    if (f["gemm"] && f["gemm"].IsSequence()) {
+      for (const auto& e : f["gemm"]) {
+        const std::string kind = text_of(e, "kind");
+        const std::string prec = text_of(e, "precision");
+        if (kind == "ceiling") {
+          const double fraction = number_of(e, "fraction", file);
+          if (!(fraction > 0 && fraction <= 1))
+            throw InputError(location_of(e, file), "fraction", "a ceiling needs a fraction in (0, 1]", "0 < f <= 1");
+          if (!fam.gemm.contains(prec)) fam.gemm[prec] = GemmModel{fraction, 0, text_of(e, "source")};
+        } else if (kind == "curve") {
+          curves[prec].push_back(e);
+        }
+      }
+    }
+    for (auto& [prec, model] : fam.gemm) {
+      auto it = curves.find(prec);
+      if (it == curves.end()) continue;
+      std::vector<double> fixed;
+      for (const auto& c : it->second) {
+        const double peak = number_of(c, "peak_tflops", file) * 1e12;
+        if (!(peak > 0) || !c["points"]) continue;
+        for (const auto& p : c["points"]) {
+          const double flops =
+              2 * number_of(p, "b", file) * number_of(p, "m", file) * number_of(p, "n", file) * number_of(p, "k", file);
+          const double tflops = number_of(p, "tflops", file) * 1e12;
+          if (!(flops > 0) || !(tflops > 0)) continue;
+          fixed.push_back(flops / tflops - flops / (peak * model.ceiling));
+        }
+      }
+      if (!fixed.empty()) {
+        std::sort(fixed.begin(), fixed.end());
+        model.fixed_s = std::max(0.0, fixed[fixed.size() / 2]);
+      }
+    }
+    if (f["attention"] && f["attention"].IsSequence()) {
+      for (const auto& e : f["attention"]) {
+        if (e["fraction_min"] && e["fraction_max"]) {
+          fam.attention_range_mid = (number_of(e, "fraction_min", file) + number_of(e, "fraction_max", file)) / 2;
+          continue;
+        }
+        if (!e["points"]) continue;
+        Curve c;
+        c.gpu = text_of(e, "gpu");
+        c.precision = text_of(e, "precision");
+        c.backward = text_of(e, "pass") == "bwd";
+        c.causal = e["causal"] && e["causal"].IsScalar() && e["causal"].as<bool>(false);
+        c.head_dim = static_cast<long>(number_of(e, "head_dim", file));
+        for (const auto& p : e["points"])
+          c.points.push_back({number_of(p, "seq_len", file), number_of(p, "fraction", file)});
+        std::sort(c.points.begin(), c.points.end());
+        // Only FlashAttention-3 and -2 curves of 16-bit precision stand for the training kernel.
+        if (text_of(e, "kernel") == "flash-attention-3" && c.precision != "fp8") fam.attention.push_back(c);
+      }
+    }
+    out.families_.push_back(std::move(fam));
+  }
+  out.assumptions_.push_back(
+      "memory-bound kernels reach 80% of HBM bandwidth (no cited measurement in data/compute/efficiency.yaml yet)");
+  out.assumptions_.push_back("attention on GPUs without published FlashAttention figures: 50% of peak");
+  return out;
+}
+
+const ComputeEfficiency& ComputeEfficiency::builtin() {
+  static const ComputeEfficiency e = [] {
+    for (const auto& f : data::embedded_files())
+      if (f.path == kFile) return parse(std::string(f.text), kFile);
+    throw std::logic_error("data/compute/efficiency.yaml is not embedded");
+  }();
+  return e;
+}
+
+const ComputeEfficiency::Family* ComputeEfficiency::family_of(const hw::GpuSpec& gpu) const {
+  for (const auto& f : families_)
+    if (std::find(f.gpus.begin(), f.gpus.end(), gpu.name) != f.gpus.end()) return &f;
+  // Not listed: the family of the nearest compute capability at or below it.
+  const Family* best = nullptr;
+  int best_cc = -1;
+  const std::map<std::string, int> cc{{"volta", 70}, {"ampere", 80}, {"ada", 89}, {"hopper", 90}, {"blackwell", 100}};
+  for (const auto& f : families_) {
+    const auto it = cc.find(f.name);
+    if (it == cc.end() || f.gemm.empty()) continue;
+    if (it->second <= std::max(gpu.compute_capability, 70) && it->second > best_cc) {
+      best = &f;
+      best_cc = it->second;
+    }
+  }
+  return best != nullptr ? best : (families_.empty() ? nullptr : &families_.front());
+}
+
+GemmModel ComputeEfficiency::gemm(const hw::GpuSpec& gpu, Precision p) const {
+  const Family* f = family_of(gpu);
+  GemmModel out{0.7, 5e-6, "no published figure: 0.7 of peak and 5 us per kernel assumed"};
+  if (f == nullptr) return out;
+  const std::string key = precision_key(p) == "fp16" ? "bf16" : precision_key(p);  // same tensor rate
+  auto it = f->gemm.find(key);
+  if (it == f->gemm.end()) it = f->gemm.find("bf16");
+  if (it == f->gemm.end()) return out;
+  out = it->second;
+  if (out.fixed_s <= 0) {
+    // No size sweep for this family: the fixed cost of the nearest family that has one.
+    for (const auto& other : families_) {
+      const auto o = other.gemm.find(it->first);
+      if (o != other.gemm.end() && o->second.fixed_s > 0) {
+        out.fixed_s = o->second.fixed_s;
+        out.source += " (fixed cost per kernel from the " + other.name + " size sweep)";
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+double ComputeEfficiency::attention(const hw::GpuSpec& gpu, Precision, long seq, long head_dim, bool causal,
+                                    bool backward) const {
+  const Family* f = family_of(gpu);
+  if (f == nullptr) return 0.5;
+  const Curve* best = nullptr;
+  long best_gap = std::numeric_limits<long>::max();
+  for (const auto& c : f->attention) {
+    if (c.backward != backward || c.causal != causal) continue;
+    const long gap = std::labs(c.head_dim - head_dim);
+    if (gap < best_gap) {
+      best = &c;
+      best_gap = gap;
+    }
+  }
+  if (best != nullptr) return interpolate(best->points, static_cast<double>(seq));
+  if (f->attention_range_mid > 0) return f->attention_range_mid;  // the middle of a published range
+  return 0.5;  // no figure for this family: half of peak (said in assumptions())
+}
+
+}  // namespace gf::work

@@ -1,0 +1,64 @@
+#pragma once
+// What fraction of a GPU's peak its kernels reach, from published measurements
+// (data/compute/efficiency.yaml, docs/compute-efficiency-format.md): GEMM ceilings and the
+// fixed cost of a kernel, FlashAttention's efficiency by sequence length and head size.
+//
+// A GEMM takes t0 + max(FLOPs / (peak x ceiling), bytes / HBM rate): a fixed cost (launch,
+// prologue, tail; fitted here to the published size sweep, about 3-6 us on H100) and the work at
+// the best rate a shape search found. That one line reproduces OpenXLA's H100 table within 10%
+// from 1024^3 up (tests/compute_model_test.cpp).
+#include <map>
+#include <string>
+#include <vector>
+
+#include "hw/gpu.hpp"
+#include "work/training_memory.hpp"
+
+namespace gf::work {
+
+struct GemmModel {
+  double ceiling = 0;  // fraction of the dense peak a well-shaped GEMM reaches
+  double fixed_s = 0;  // per-kernel cost
+  std::string source;
+};
+
+class ComputeEfficiency {
+public:
+  // The built-in data file.
+  static const ComputeEfficiency& builtin();
+  // Reads a file of that format (an InputError at file:line when malformed).
+  static ComputeEfficiency parse(const std::string& text, const std::string& file);
+
+  // For a GPU of the catalog: its own figure, else its family's, else the nearest family's
+  // (said in `source`).
+  [[nodiscard]] GemmModel gemm(const hw::GpuSpec& gpu, Precision p) const;
+  // FlashAttention's fraction of peak for one pass at this sequence length and head size.
+  [[nodiscard]] double attention(const hw::GpuSpec& gpu, Precision p, long seq, long head_dim, bool causal,
+                                 bool backward) const;
+  // Fraction of HBM bandwidth memory-bound kernels (norms, activations, the optimizer) reach.
+  [[nodiscard]] double memory_fraction() const { return memory_fraction_; }
+  [[nodiscard]] const std::vector<std::string>& assumptions() const { return assumptions_; }
+
+private:
+  struct Curve {
+    std::string gpu;
+    std::string precision;
+    bool backward = false;
+    bool causal = false;
+    long head_dim = 0;
+    std::vector<std::pair<double, double>> points;  // (seq, fraction)
+  };
+  struct Family {
+    std::string name;
+    std::vector<std::string> gpus;
+    std::map<std::string, GemmModel> gemm;  // by precision, the family's best-cited ceiling
+    std::vector<Curve> attention;
+    double attention_range_mid = 0;  // where only a range is published
+  };
+  std::vector<Family> families_;
+  double memory_fraction_ = 0.8;
+  std::vector<std::string> assumptions_;
+  [[nodiscard]] const Family* family_of(const hw::GpuSpec& gpu) const;
+};
+
+}  // namespace gf::work

@@ -1,0 +1,53 @@
+#pragma once
+// One data-parallel training step as PyTorch DDP runs it, on the flow engine: forward and
+// backward layer by layer on a GPU's compute, gradients gathered into buckets (25 MiB by
+// default, the first one 1 MiB) in the order backward produces them, and each bucket's
+// all-reduce launched on the data-parallel communicator as soon as its last gradient is ready,
+// one after another on NCCL's stream, overlapping the rest of the backward pass. The step ends
+// with the optimizer after the last all-reduce.
+//
+// The GPUs of a data-parallel group are symmetric, so one GPU's compute stands for all; the
+// all-reduces are the communication layer's collectives with every rank's flows, placed in the
+// same graph (comm::add_collective).
+#include <string>
+#include <vector>
+
+#include "comm/collective_tasks.hpp"
+
+namespace gf::work {
+
+// What one layer (or block of parameters) costs on one GPU for one micro-batch.
+struct LayerCost {
+  std::string name;
+  double forward_s = 0;
+  double backward_s = 0;
+  double gradient_bytes = 0;  // the layer's gradients as DDP reduces them
+};
+
+struct DdpOptions {
+  double bucket_bytes = 25.0 * 1024 * 1024;       // bucket_cap_mb
+  double first_bucket_bytes = 1.0 * 1024 * 1024;  // DDP's _DEFAULT_FIRST_BUCKET_BYTES
+  long accumulation = 1;                          // micro-batches per step; only the last reduces
+  double optimizer_s = 0;
+  std::string dtype = "float";  // the gradients' type as nccl-tests names it (float, bfloat16)
+};
+
+struct DdpBucket {
+  double bytes = 0;
+  double start_s = 0;  // when its all-reduce started, from the step's start
+  double end_s = 0;
+  double alone_s = 0;  // the all-reduce on its own (the communication layer's time)
+};
+
+struct DdpStep {
+  double step_s = 0;
+  double compute_s = 0;        // forward + backward + optimizer, end to end on the GPU
+  double communication_s = 0;  // the all-reduces' own times, added up
+  double exposed_s = 0;        // what the step waits for communication beyond compute
+  std::vector<DdpBucket> buckets;
+};
+
+// Layers in forward order. The communicator is the data-parallel group; one rank per GPU.
+DdpStep ddp_step(const comm::Communicator& dp, const std::vector<LayerCost>& layers, const DdpOptions& o);
+
+}  // namespace gf::work

@@ -1,0 +1,129 @@
+#include "work/layer_cost.hpp"
+
+#include <algorithm>
+
+namespace gf::work {
+
+namespace {
+
+double element_bytes(Precision p) { return p == Precision::fp32 ? 4.0 : 2.0; }
+
+}  // namespace
+
+double peak_flops(const ComputeContext& c) {
+  const auto& t = c.gpu.tflops_dense;
+  auto get = [&](const char* k) {
+    const auto it = t.find(k);
+    return it == t.end() ? 0.0 : it->second;
+  };
+  double tf = 0;
+  switch (c.precision) {
+    case Precision::fp32: tf = get("tf32") > 0 ? get("tf32") : get("fp32_vector"); break;
+    case Precision::fp16: tf = get("fp16"); break;
+    case Precision::bf16: tf = get("bf16") > 0 ? get("bf16") : get("fp16"); break;
+    case Precision::fp8: tf = get("fp8") > 0 ? get("fp8") : (get("bf16") > 0 ? get("bf16") : get("fp16")); break;
+  }
+  return tf * 1e12;
+}
+
+double gemm_seconds(const ComputeContext& c, double m, double n, double k) {
+  if (m <= 0 || n <= 0 || k <= 0) return 0;
+  const GemmModel g = c.efficiency.gemm(c.gpu, c.precision);
+  const double flops = 2 * m * n * k;
+  const double bytes = (m * k + k * n + m * n) * element_bytes(c.precision);
+  const double math = flops / (peak_flops(c) * g.ceiling);
+  const double memory = bytes / (c.gpu.memory_bandwidth.value() * c.efficiency.memory_fraction());
+  return g.fixed_s + std::max(math, memory);
+}
+
+double attention_seconds(const ComputeContext& c, double batch, double heads, double queries, double keys,
+                         long head_dim, bool causal, bool backward) {
+  // Two matmuls forward (scores, weighted values), five backward: FlashAttention's convention,
+  // halved where the mask leaves half the scores out.
+  double flops = 4 * batch * heads * queries * keys * static_cast<double>(head_dim) * (causal ? 0.5 : 1.0);
+  if (backward) flops *= 2.5;
+  const double fraction =
+      c.efficiency.attention(c.gpu, c.precision, static_cast<long>(keys), head_dim, causal, backward);
+  return flops / (peak_flops(c) * std::max(0.05, fraction));
+}
+
+double memory_seconds(const ComputeContext& c, double bytes) {
+  return bytes / (c.gpu.memory_bandwidth.value() * c.efficiency.memory_fraction());
+}
+
+LayerCost2 transformer_layer_cost(const ModelSpec& m, const ParallelLayout& l, const MemoryOptions& o,
+                                  const ComputeContext& c, bool moe_layer) {
+  LayerCost2 out;
+  const double t = static_cast<double>(l.tp);
+  const double cp = static_cast<double>(l.cp);
+  const double b = static_cast<double>(o.micro_batch);
+  const double s = static_cast<double>(m.seq) / cp;  // this GPU's share of the sequence
+  const double tokens = b * s;
+  const double h = static_cast<double>(m.hidden);
+  const double q = static_cast<double>(m.attention_width());
+  const double kv = static_cast<double>(m.kv_heads * m.head_dim);
+  const double e = element_bytes(o.precision);
+  const double sp = l.sequence_parallel ? t : 1.0;
+  // Norm (read, write) and residual add (two reads, a write) on the hidden state.
+  const double elementwise = memory_seconds(c, 5 * tokens * h * e / sp);
+
+  // Attention half.
+  const double qkv = gemm_seconds(c, tokens, (q + 2 * kv) / t, h);
+  const double proj = gemm_seconds(c, tokens, h, q / t);
+  const bool causal = m.kind == ModelKind::decoder;
+  const double heads = static_cast<double>(m.heads) / t;
+  // Context parallelism (ring attention): this GPU's queries against the whole sequence.
+  const double core_f = attention_seconds(c, b, heads, s, s * cp, m.head_dim, causal, false);
+  const double core_b = attention_seconds(c, b, heads, s, s * cp, m.head_dim, causal, true);
+  out.attention_forward = qkv + core_f + proj + elementwise;
+  // Backward: every GEMM twice (input and weight gradients), the attention's own backward.
+  out.attention_backward = 2 * (qkv + proj) + core_b + 2 * elementwise;
+
+  // FFN half (or the experts this GPU runs: top-k of every token, spread over EP ranks, so on
+  // average each GPU runs top-k x its tokens; plus the shared experts).
+  auto ffn_cost = [&](double width, double token_count) {
+    const double up = gemm_seconds(c, token_count, width * (m.gated_ffn ? 2.0 : 1.0) / t, h);
+    const double down = gemm_seconds(c, token_count, h, width / t);
+    const double act = memory_seconds(c, token_count * width / t * e * (m.gated_ffn ? 3.0 : 2.0));
+    return std::pair{up + down + act, 2 * (up + down) + 2 * act};
+  };
+  std::pair<double, double> ffn{0, 0};
+  double ffn_params = 0;
+  if (moe_layer && m.moe) {
+    const auto& x = *m.moe;
+    const auto routed = ffn_cost(static_cast<double>(x.expert_ffn), tokens * x.top_k * x.capacity_factor);
+    const auto shared = ffn_cost(static_cast<double>(x.expert_ffn), tokens * x.shared_experts);
+    ffn = {routed.first + shared.first, routed.second + shared.second};
+    const double expert = (m.gated_ffn ? 3.0 : 2.0) * h * static_cast<double>(x.expert_ffn);
+    ffn_params =
+        (static_cast<double>(x.experts) / static_cast<double>(std::max<long>(1, l.ep)) + x.shared_experts) * expert / t;
+  } else {
+    ffn = ffn_cost(static_cast<double>(m.ffn), tokens);
+    ffn_params = (m.gated_ffn ? 3.0 : 2.0) * h * static_cast<double>(m.ffn) / t;
+  }
+  out.ffn_forward = ffn.first + elementwise;
+  out.ffn_backward = ffn.second + 2 * elementwise;
+
+  // Recomputation: full re-runs the forward before the backward; selective the attention core.
+  if (o.recompute == Recompute::full) {
+    out.attention_backward += out.attention_forward;
+    out.ffn_backward += out.ffn_forward;
+  } else if (o.recompute == Recompute::selective) {
+    out.attention_backward += core_f;
+  }
+  // Each TP collective moves the micro-batch's hidden states.
+  out.tp_bytes = l.tp > 1 ? tokens * h * e : 0;
+  // Gradients as DDP reduces them: fp32 main gradients in Megatron (4 bytes), the training
+  // precision elsewhere; counted at 4 bytes for mixed precision (Megatron's default).
+  const double attention_params = (2 * h * q + 2 * h * kv) / t;
+  out.gradient_bytes = (attention_params + ffn_params) * (o.precision == Precision::fp32 ? 4.0 : 4.0);
+  const double active_ffn = moe_layer && m.moe
+                                ? (m.gated_ffn ? 3.0 : 2.0) * h * static_cast<double>(m.moe->expert_ffn) *
+                                      (m.moe->top_k + m.moe->shared_experts) / t
+                                : ffn_params;
+  out.flops =
+      6 * tokens * (attention_params + active_ffn) + 3 * 4 * b * heads * s * s * cp * static_cast<double>(m.head_dim);
+  return out;
+}
+
+}  // namespace gf::work

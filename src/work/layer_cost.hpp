@@ -1,0 +1,44 @@
+#pragma once
+// What one transformer layer costs one GPU for one micro-batch: its GEMMs, FlashAttention and
+// memory-bound kernels timed against the GPU's peaks and the published efficiencies
+// (compute_efficiency), split in the halves tensor parallelism separates by a collective
+// (attention, then the FFN), forward and backward; and the bytes those collectives move.
+#include "hw/gpu.hpp"
+#include "work/compute_efficiency.hpp"
+#include "work/model_spec.hpp"
+#include "work/training_memory.hpp"
+
+namespace gf::work {
+
+struct ComputeContext {
+  const hw::GpuSpec& gpu;
+  Precision precision;
+  const ComputeEfficiency& efficiency;
+};
+
+// Dense peak FLOP/s of the GPU for the precision's matmuls (fp32 training runs TF32).
+double peak_flops(const ComputeContext& c);
+
+// One GEMM of (m x k) by (k x n): the fixed cost plus the roofline of its FLOPs and bytes.
+double gemm_seconds(const ComputeContext& c, double m, double n, double k);
+// FlashAttention over `heads` heads of `head_dim`, `queries` against `keys` per sequence.
+double attention_seconds(const ComputeContext& c, double batch, double heads, double queries, double keys,
+                         long head_dim, bool causal, bool backward);
+// A memory-bound kernel moving `bytes` through HBM.
+double memory_seconds(const ComputeContext& c, double bytes);
+
+struct LayerCost2 {
+  double attention_forward = 0;  // QKV, attention, output projection, norm and residual
+  double ffn_forward = 0;        // the FFN (or the experts) with its norm and residual
+  double attention_backward = 0;
+  double ffn_backward = 0;
+  double tp_bytes = 0;        // bytes of each TP collective (an all-reduce, or an all-gather and a
+                              // reduce-scatter with sequence parallelism), per half, per pass
+  double gradient_bytes = 0;  // this GPU's gradients of the layer
+  double flops = 0;           // model FLOPs of the layer for the micro-batch (fwd + bwd), this GPU
+};
+
+LayerCost2 transformer_layer_cost(const ModelSpec& m, const ParallelLayout& l, const MemoryOptions& o,
+                                  const ComputeContext& c, bool moe_layer);
+
+}  // namespace gf::work
