@@ -3,6 +3,7 @@
 #include <cmath>
 #include <set>
 
+#include "comm/algorithm.hpp"
 #include "comm/model.hpp"
 #include "comm/nccl_params.hpp"
 #include "comm/pattern.hpp"
@@ -32,6 +33,24 @@ CollectiveResult run(const Communicator& c, Op op, double size, std::optional<Al
   r.proto = proto;
   r.engine = e;
   return predict(c, r);
+}
+
+// The registry holds one object per Algo, in the enum's order, and names come from it.
+TEST(AlgorithmRegistry, OneObjectPerAlgoInEnumOrder) {
+  ASSERT_EQ(all_algorithms().size(), kAlgoCount);
+  for (std::size_t i = 0; i < kAlgoCount; ++i) {
+    const auto a = static_cast<Algo>(i);
+    EXPECT_EQ(algorithm(a).id(), a);
+    EXPECT_EQ(all_algorithms()[i], &algorithm(a));
+    if (algorithm(a).traits().forceable) {
+      EXPECT_EQ(parse_algo(to_string(a)), a);
+    }
+  }
+  EXPECT_EQ(parse_algo("P2P"), std::nullopt);  // the operation selects point-to-point
+  EXPECT_EQ(parse_algo("collnet"), Algo::collnet_direct);
+  EXPECT_EQ(algo_name_list(" or "), "Ring, Tree, NVLS, NVLSTree, CollNetDirect, CollNetChain, PAT or Hierarchical");
+  EXPECT_EQ(algo_name_list(", or ", true),
+            "Ring, Tree, NVLS, NVLSTree, CollNetDirect, CollNetChain, PAT, or Hierarchical (gpufabric's own)");
 }
 
 TEST(BusBandwidth, FactorsAreNcclTests) {

@@ -7,6 +7,7 @@
 #include <charconv>
 
 #include "calib/calibrate.hpp"
+#include "comm/algorithm.hpp"
 #include "comm/model.hpp"
 #include "core/error.hpp"
 #include "core/yaml_fields.hpp"
@@ -52,9 +53,7 @@ void CollectiveOptions::add_to(CLI::App& app) {
   app.add_option("-d,--datatype", dtype, "float, half, bfloat16, double, int8, uint8, int32, uint32, int64, uint64");
   app.add_option("-o,--op", redop, "Reduction: sum, prod, max, min, avg");
   app.add_option("-r,--root", root, "Root rank of broadcast and reduce");
-  app.add_option("--algo", algo,
-                 "Force an algorithm, as NCCL_ALGO: Ring, Tree, NVLS, NVLSTree, CollNetDirect, "
-                 "CollNetChain, PAT, or Hierarchical (gpufabric's own)");
+  app.add_option("--algo", algo, "Force an algorithm, as NCCL_ALGO: " + comm::algo_name_list(", or ", true));
   app.add_option("--proto", proto, "Force a protocol, as NCCL_PROTO: LL, LL128, Simple");
   app.add_option("-g,--ngpus", gpus_per_thread,
                  "GPUs each process drives (nccl-tests -g): their kernel launches serialise");
@@ -103,8 +102,7 @@ std::string CollectiveOptions::run() const {
     const auto list = comm::parse_algo_list(forced_algo);
     if (!list) {
       throw InputError({}, algo.empty() ? "--env NCCL_ALGO" : "--algo", "unknown algorithm '" + forced_algo + "'",
-                       "Ring, Tree, NVLS, NVLSTree, CollNetDirect, CollNetChain, PAT, Hierarchical, a list of "
-                       "them (Ring,Tree) or '^' and a list to leave out");
+                       comm::algo_name_list() + ", a list of them (Ring,Tree) or '^' and a list to leave out");
     }
     if (list->size() == 1 && forced_algo.front() != '^')
       req.algo = list->front();

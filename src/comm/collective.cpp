@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "comm/algorithm.hpp"
+
 namespace gf::comm {
 
 namespace {
@@ -25,20 +27,7 @@ const char* to_string(Op o) {
   return "?";
 }
 
-const char* to_string(Algo a) {
-  switch (a) {
-    case Algo::ring: return "Ring";
-    case Algo::tree: return "Tree";
-    case Algo::nvls: return "NVLS";
-    case Algo::nvls_tree: return "NVLSTree";
-    case Algo::collnet_direct: return "CollNetDirect";
-    case Algo::collnet_chain: return "CollNetChain";
-    case Algo::pat: return "PAT";
-    case Algo::hierarchical: return "Hierarchical";
-    case Algo::p2p: return "P2P";
-  }
-  return "?";
-}
+const char* to_string(Algo a) { return static_cast<std::size_t>(a) < kAlgoCount ? algorithm(a).name() : "?"; }
 
 const char* to_string(Proto p) {
   switch (p) {
@@ -66,11 +55,10 @@ std::optional<Algo> parse_algo(const std::string& s) {
   // NCCL_ALGO's spellings (CollNetChain, NVLSTree), also with '_' or '-' between the words.
   std::string l = lower(s);
   std::erase_if(l, [](char ch) { return ch == '_' || ch == '-'; });
-  for (int i = 0; i <= static_cast<int>(Algo::hierarchical); ++i) {
-    const auto a = static_cast<Algo>(i);
-    if (l == lower(to_string(a))) return a;
+  for (const auto* a : all_algorithms()) {
+    if (!a->traits().forceable) continue;
+    if (l == lower(a->name()) || (a->traits().alias != nullptr && l == lower(a->traits().alias))) return a->id();
   }
-  if (l == "collnet") return Algo::collnet_direct;
   return std::nullopt;
 }
 
@@ -111,11 +99,15 @@ std::optional<std::vector<T>> parse_list(const std::string& text, int count, Par
 }  // namespace
 
 std::optional<std::vector<Algo>> parse_algo_list(const std::string& s) {
-  return parse_list<Algo>(s, static_cast<int>(Algo::hierarchical) + 1, parse_algo);
+  // Every algorithm NCCL_ALGO can name ('^' leaves out of those, never adding point-to-point).
+  auto out = parse_list<Algo>(s, static_cast<int>(kAlgoCount), parse_algo);
+  if (out) std::erase_if(*out, [](Algo a) { return !algorithm(a).traits().forceable; });
+  if (out && out->empty()) return std::nullopt;
+  return out;
 }
 
 std::optional<std::vector<Proto>> parse_proto_list(const std::string& s) {
-  return parse_list<Proto>(s, static_cast<int>(Proto::simple) + 1, parse_proto);
+  return parse_list<Proto>(s, kProtoCount, parse_proto);
 }
 
 double busbw_factor(Op op, long n) {
@@ -135,6 +127,8 @@ double busbw_factor(Op op, long n) {
 bool splits_by_rank(Op op) { return op == Op::all_gather || op == Op::reduce_scatter || op == Op::alltoall; }
 
 bool is_reduction(Op op) { return op == Op::all_reduce || op == Op::reduce_scatter || op == Op::reduce; }
+
+bool is_point_to_point(Op op) { return op == Op::alltoall || op == Op::sendrecv; }
 
 std::optional<DataType> parse_dtype(const std::string& s) {
   static const std::vector<DataType> types = {{"int8", 1},   {"uint8", 1},    {"int32", 4},  {"uint32", 4},

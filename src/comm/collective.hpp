@@ -1,5 +1,6 @@
 #pragma once
 // The vocabulary of collectives, as NCCL and nccl-tests name it.
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -9,8 +10,12 @@ namespace gf::comm {
 enum class Op { all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv };
 // hierarchical is gpufabric's own (reduce-scatter in each node, all-reduce across nodes per
 // rail, all-gather in each node): NCCL has no such algorithm, so it runs only when forced.
+// Each algorithm's knowledge lives in its own object (comm/algorithm.hpp); the enum is its id in
+// code, output and validation files. p2p stays last.
 enum class Algo { ring, tree, nvls, nvls_tree, collnet_direct, collnet_chain, pat, hierarchical, p2p };
+inline constexpr std::size_t kAlgoCount = static_cast<std::size_t>(Algo::p2p) + 1;
 enum class Proto { ll, ll128, simple };
+inline constexpr int kProtoCount = static_cast<int>(Proto::simple) + 1;
 
 const char* to_string(Op o);
 const char* to_string(Algo a);   // NCCL's spelling: Ring, Tree, NVLS, NVLSTree, CollNetDirect, ...
@@ -39,5 +44,7 @@ std::optional<DataType> parse_dtype(const std::string& s);
 std::vector<std::string> dtype_names();
 std::vector<std::string> redop_names();
 bool is_reduction(Op op);
+// alltoall and sendrecv: NCCL's point-to-point transfers, whatever algorithm is asked for.
+bool is_point_to_point(Op op);
 
 }  // namespace gf::comm

@@ -10,8 +10,8 @@
 #include <map>
 #include <unordered_map>
 
+#include "comm/algorithm.hpp"
 #include "comm/nccl_tuner.hpp"
-#include "comm/p2p_channels.hpp"
 #include "comm/pattern.hpp"
 #include "comm/pattern_tasks.hpp"
 #include "comm/pipeline_fill.hpp"
@@ -22,25 +22,9 @@ namespace gf::comm {
 
 namespace {
 
-double log2_ceil(long n) { return n <= 1 ? 0.0 : std::ceil(std::log2(static_cast<double>(n))); }
-
-bool is_p2p(Op op) { return op == Op::alltoall || op == Op::sendrecv; }
-
 // NCCL's measured bus-bandwidth factor of a protocol (relative to Simple).
 double protocol_factor(const Communicator& c, Op op, Algo algo, Proto p) {
-  const auto& n = c.params();
-  const int pi = static_cast<int>(p);
-  if (algo == Algo::tree) {
-    double f = n.factor[c.nodes() == 1 ? 3 : 2][pi];
-    return f;
-  }
-  if (algo == Algo::ring || algo == Algo::pat) {
-    const bool ar_like = c.nodes() > 1 || op == Op::all_reduce || op == Op::reduce;
-    double f = n.factor[ar_like ? 0 : 1][pi];
-    if (p == Proto::ll128 && c.ranks_per_node() < 2) f = c.params().ll128_one_gpu_per_node;  // one GPU per node
-    return f;
-  }
-  return n.factor[0][pi];
+  return algorithm(algo).protocol_factor(c, op, p);
 }
 
 // NCCL's cap on LL bus bandwidth, bytes/s.
@@ -153,31 +137,11 @@ double flow_engine(const Communicator& c, Op op, Algo algo, double size, double 
   return std::max(traffic.connection_seconds, run_engine(graph, c));
 }
 
-bool available(const Communicator& c, Op op, Algo a, bool nvls_type = true) {
-  const bool multi = c.nodes() > 1;
-  switch (a) {
-    case Algo::ring: return !is_p2p(op);
-    case Algo::tree: return op == Op::all_reduce;
-    case Algo::nvls: return op == Op::all_reduce && c.nvls_capable() && nvls_type && !multi;
-    case Algo::nvls_tree: return op == Op::all_reduce && c.nvls_capable() && nvls_type && multi;
-    case Algo::collnet_direct:
-      return op == Op::all_reduce && multi && c.sharp_capable() && c.nvls_capable() && nvls_type;
-    case Algo::collnet_chain: return op == Op::all_reduce && multi && c.sharp_capable();
-    case Algo::pat: return (op == Op::all_gather || op == Op::reduce_scatter) && multi && c.ranks_per_node() == 1;
-    case Algo::hierarchical: return op == Op::all_reduce && multi && c.ranks_per_node() > 1;
-    case Algo::p2p: return is_p2p(op);
-  }
-  return false;
-}
-
 bool proto_available(const Communicator& c, Algo a, Proto p) {
   // A NIC whose NCCL plugin sets NCCL_PROTO=simple (EFA before P5) leaves Simple only across
   // nodes, for every algorithm.
   if (c.nodes() > 1 && !c.topology().network_ll_protocols() && p != Proto::simple) return false;
-  if (a == Algo::nvls || a == Algo::nvls_tree || a == Algo::collnet_direct || a == Algo::collnet_chain) {
-    return p == Proto::simple;
-  }
-  if (a == Algo::pat || a == Algo::p2p) return p != Proto::ll128;  // NCCL's p2p and PAT have no LL128
+  if (!algorithm(a).has_protocol(p)) return false;
   if (p == Proto::ll128) {
     // NCCL enables LL128 by default only over NVLink, and across nodes only with the NIC
     // close to the GPU (GPUDirect RDMA).
@@ -210,15 +174,12 @@ bool nvls_supports(const std::string& dtype, const std::string& redop) {
 
 std::vector<std::pair<Algo, Proto>> candidates(const Communicator& c, Op op, bool nvls_type) {
   std::vector<std::pair<Algo, Proto>> out;
-  for (int a = 0; a <= static_cast<int>(Algo::p2p); ++a) {
-    if (!available(c, op, static_cast<Algo>(a), nvls_type)) continue;
-    // Like NCCL (NCCL_COLLNET_ENABLE=0 by default), CollNet runs only when asked for.
-    if (static_cast<Algo>(a) == Algo::collnet_direct || static_cast<Algo>(a) == Algo::collnet_chain) continue;
-    if (static_cast<Algo>(a) == Algo::hierarchical) continue;  // not an NCCL algorithm: only when forced
-    for (int p = 0; p < 3; ++p) {
-      if (proto_available(c, static_cast<Algo>(a), static_cast<Proto>(p))) {
-        out.push_back({static_cast<Algo>(a), static_cast<Proto>(p)});
-      }
+  for (const auto* a : all_algorithms()) {
+    // Like NCCL (NCCL_COLLNET_ENABLE=0 by default), CollNet runs only when asked for, and so do
+    // gpufabric's own algorithms.
+    if (!a->traits().tuned_by_default || !a->available(c, op, nvls_type)) continue;
+    for (int p = 0; p < kProtoCount; ++p) {
+      if (proto_available(c, a->id(), static_cast<Proto>(p))) out.push_back({a->id(), static_cast<Proto>(p)});
     }
   }
   return out;
@@ -226,68 +187,7 @@ std::vector<std::pair<Algo, Proto>> candidates(const Communicator& c, Op op, boo
 
 Seconds latency(const Communicator& c, Op op, Algo a, Proto p, bool cuda_graph, int gpus_per_process) {
   const auto& n = c.params();
-  const long ranks = c.ranks();
-  const long nodes = c.nodes();
-  const long ppn = c.ranks_per_node();
-  // NCCL's Tree/Simple hop figure in this table (28 us on every link type) is, in its own words,
-  // "some chunk latency, waiting for proper chunk modeling" (tuning.cc). The time here models the
-  // chunk pipeline explicitly (pipeline_fill), so a Tree/Simple step costs what a Simple step on
-  // the same link costs in a ring. (NCCL's tuner, with its own tables, is nccl_tuner.)
-  const bool chunk_modelled = a == Algo::tree && p == Proto::simple;
-  const Algo table = a == Algo::p2p || a == Algo::hierarchical || chunk_modelled ? Algo::ring : a;
-  const HopKind intra_kind = c.intra_hop();
-  auto hop = [&](HopKind k) { return std::max(0.0, n.hop_us(k, table, p)); };
-  const double base = std::max(0.0, n.base_us(chunk_modelled ? a : table, p));
-  double intra = hop(intra_kind);
-  // NCCL's network figures were measured on InfiniBand; slower endpoints (TCP, EFA) add the
-  // difference of their one-way latency to every step across the network.
-  const double inter = hop(HopKind::net) + std::max(0.0, c.topology().network().endpoint_latency.value() * 1e6 -
-                                                             n.net_reference_latency_us);
-  if (nodes > 1) {
-    // NCCL's network post overhead per step (1 us on Intel, 2 on AMD; three posts with Simple)
-    // bounds every step once a collective crosses nodes: each step's data goes through the
-    // network proxy's posts. NCCL's tuner adds it to rings only ("Inter-node rings still have
-    // to launch nsteps * net overhead", tuning.cc); gpufabric's time adds it to trees too,
-    // whose network steps go through the same proxy (with rings only, the core set's small
-    // multi-node rows move from 31.7% to 35.6% MAPE, the A100 IB rows better, the EFA and RoCE
-    // rows worse).
-    const double post = c.amd_cpu() ? n.tuner.net_overhead_amd_us : n.tuner.net_overhead_intel_us;
-    intra = std::max(intra, p == Proto::simple ? 3.0 * post : post);
-  }
-  double us = base;
-  switch (a) {
-    case Algo::ring:
-    case Algo::p2p: {
-      const long steps = op == Op::all_reduce                               ? 2 * (ranks - 1)
-                         : op == Op::all_gather || op == Op::reduce_scatter ? ranks - 1
-                                                                            : ranks;
-      const long inter_steps = op == Op::all_reduce                               ? (nodes > 1 ? 2 * nodes : 0)
-                               : op == Op::all_gather || op == Op::reduce_scatter ? nodes - 1
-                                                                                  : (nodes > 1 ? nodes : 0);
-      if (is_p2p(op)) {
-        // Point-to-point operations send to every peer at once: one step's latency (an
-        // assumption; NCCL's tuner has no figure for them).
-        us += nodes > 1 ? inter : intra;
-      } else {
-        us += static_cast<double>(steps - inter_steps) * intra + static_cast<double>(inter_steps) * inter;
-      }
-      break;
-    }
-    case Algo::tree: us += 2.0 * (static_cast<double>(ppn - 1) * intra + log2_ceil(nodes) * inter); break;
-    case Algo::collnet_direct:
-      us += 2.0 * (std::min(1.0, static_cast<double>(ppn - 1)) * intra +
-                   static_cast<double>(ppn - 1) * n.collnet_arity_us) +
-            inter;
-      break;
-    case Algo::collnet_chain: us += 2.0 * static_cast<double>(ppn - 1) * intra + inter; break;
-    case Algo::nvls: us = n.nvls_latency_base_us + n.nvls_latency_per_rank_us * static_cast<double>(ranks - 1); break;
-    case Algo::nvls_tree: us += hop(HopKind::nvlink) + 2.0 * log2_ceil(nodes) * inter; break;
-    case Algo::pat: us += log2_ceil(ranks) * (nodes > 1 ? inter : intra); break;
-    case Algo::hierarchical:
-      // Two rings inside the node (reduce-scatter, all-gather) and one across nodes.
-      us += 2.0 * static_cast<double>(ppn - 1) * intra + 2.0 * static_cast<double>(nodes - 1) * inter;
-      break;
-  }
+  const double us = algorithm(a).latency_us(c, op, p);
   if (cuda_graph) return microseconds(us);
   // One thread launching on several GPUs: the last kernel starts (g - 1) launches after the
   // first, and the collective's own latency overlaps that chain.
@@ -351,10 +251,6 @@ bool uses_flow_engine(const Communicator& c, Engine e) {
 
 namespace {
 
-double peer_bytes(const Communicator& c, Op op, double size) {
-  return op == Op::alltoall ? size / static_cast<double>(c.ranks()) : size;
-}
-
 // The time gpufabric's model gives one (algorithm, protocol): NCCL's latency, the data moving
 // through the topology, and the chunk pipeline filling.
 struct Timing {
@@ -380,12 +276,9 @@ Timing time_of(const Communicator& c, const CollectiveRequest& req, Algo a, Prot
 std::pair<Algo, Proto> choose(const Communicator& c, const CollectiveRequest& req,
                               const std::vector<std::pair<Algo, Proto>>& options) {
   if (options.size() == 1) return options.front();
-  if (options.front().first == Algo::p2p) {
-    const double bytes = peer_bytes(c, req.op, req.size);
-    const int n = p2p_channels(c, bytes);
-    const Proto p = nccl_p2p_protocol(c, bytes, n > 0 ? n : 2);
+  if (const auto p = algorithm(options.front().first).untuned_protocol(c, req.op, req.size)) {
     for (const auto& o : options)
-      if (o.second == p) return o;
+      if (o.second == *p) return o;
     return options.front();
   }
   DataTimes graph(c, req.op, req.size, false, req.root, false);
@@ -397,16 +290,15 @@ std::pair<Algo, Proto> choose(const Communicator& c, const CollectiveRequest& re
   }
   std::pair<Algo, Proto> best = options.front();
   double best_time = std::numeric_limits<double>::infinity();
-  // Inside one node NCCL's tree is a chain through the ranks, searched over the same links at
-  // the same speeds as its rings: its graph bandwidth is the ring's (gpufabric's chain pattern
-  // would differ from NCCL's view where per-connection limits apply). Across nodes the tree's
-  // own pattern stands for its graph (it crosses the network with half a ring's traffic).
+  // NCCL's graph bandwidth for an algorithm, from its own pattern or (where NCCL searches it
+  // as another's, like Tree inside one node) from that one's, converted through the bus bandwidth.
   auto graph_time = [&](Algo a) {
-    if (a != Algo::tree || req.op != Op::all_reduce || c.nodes() > 1) return graph.simple(a);
-    const double ring = graph.simple(Algo::ring);
-    if (!(ring > 0)) return graph.simple(a);
-    const double ring_busbw = req.size / ring / nccl_algbw_ratio(req.op, Algo::ring, c.ranks());
-    return req.size / (ring_busbw * nccl_algbw_ratio(req.op, Algo::tree, c.ranks()));
+    const Algo from = algorithm(a).nccl_graph(c, req.op);
+    if (from == a) return graph.simple(a);
+    const double other = graph.simple(from);
+    if (!(other > 0)) return graph.simple(a);
+    const double busbw = req.size / other / nccl_algbw_ratio(req.op, from, c.ranks());
+    return req.size / (busbw * nccl_algbw_ratio(req.op, a, c.ranks()));
   };
   for (const auto& [a, p] : options) {
     const double t = nccl_model_time(c, req.op, a, p, req.size, Seconds(graph_time(a)), nvlink_GBps).value();
@@ -449,23 +341,12 @@ std::optional<BetterChoice> better_choice(const Communicator& c, const Collectiv
 WireShape wire_shape(const Communicator& c, const CollectiveRequest& req, Algo a, Proto p) {
   WireShape w;
   if (req.size <= 0 || c.ranks() < 2) return w;
-  w.inflate = 1.0 / protocol_factor(c, req.op, a, p);
-  double floor = 0;
-  if (p == Proto::ll) floor = req.size * busbw_factor(req.op, c.ranks()) / ll_cap(c);  // NCCL's LL cap
-  // NCCL's trees reach less than their steady rate at medium sizes ("Trees are not perfectly
-  // sticking to the model for medium sizes", tuning.cc): NCCL's own measured factors by size,
-  // which its tuner applies to the tree's bandwidth, apply to the time here too. The pipeline
-  // fill is the start-up of the chunk stream; this is the shortfall of its steady part.
-  if (a == Algo::tree && req.op == Op::all_reduce) {
-    const double correction = nccl_tree_correction(c, p, req.size);
-    w.inflate /= correction;
-    floor /= correction;
-  }
-  // Point-to-point transfers inside a node may run on fewer channels than the links could
-  // feed (NCCL's channel count per peer grows with the size): each channel moves at most its
-  // copy rate.
-  if (a == Algo::p2p && p == Proto::simple) floor = std::max(floor, p2p_channel_time(c, req.op, req.size).value());
-  w.floor = Seconds(floor);
+  WireTerms t;
+  t.inflate = 1.0 / protocol_factor(c, req.op, a, p);
+  if (p == Proto::ll) t.floor = req.size * busbw_factor(req.op, c.ranks()) / ll_cap(c);  // NCCL's LL cap
+  algorithm(a).adjust_wire(c, req.op, p, req.size, t);  // Tree's shortfall, point-to-point's channels
+  w.inflate = t.inflate;
+  w.floor = Seconds(t.floor);
   return w;
 }
 
@@ -477,7 +358,7 @@ CollectiveResult predict(const Communicator& c, const CollectiveRequest& req) {
   CollectiveResult r;
   std::optional<Algo> algo = req.algo;
   std::optional<Proto> proto = req.proto;
-  if (is_p2p(req.op)) {
+  if (is_point_to_point(req.op)) {
     if (algo)
       r.warnings.push_back(
           fmt::format("NCCL_ALGO does not apply to {}; NCCL runs point-to-point transfers", to_string(req.op)));
@@ -485,29 +366,15 @@ CollectiveResult predict(const Communicator& c, const CollectiveRequest& req) {
   }
   if (algo) {
     const Algo a = *algo;
-    if ((a == Algo::nvls || a == Algo::nvls_tree) && !c.topology().node().nvswitch_sharp()) {
-      throw InputError({}, "--algo",
-                       fmt::format("{} needs NVSwitch with NVLink SHARP (NVSwitch gen 3 or newer); {} has {}",
-                                   to_string(a), c.topology().spec().name,
-                                   c.topology().node().has_nvswitch() ? "an older NVSwitch" : "no NVSwitch"),
-                       "Ring, Tree" + std::string(c.sharp_capable() ? ", CollNetChain" : ""));
-    }
-    if ((a == Algo::collnet_direct || a == Algo::collnet_chain) && !c.sharp_capable()) {
-      throw InputError({}, "--algo",
-                       fmt::format("{} needs InfiniBand switches with SHARP; this network is {} with {} switches",
-                                   to_string(a), c.topology().network().name, c.topology().network_switch().name),
-                       "Ring, Tree, or a SHARP network (e.g. --network ib-ndr with quantum-2 switches)");
-    }
+    const CollectiveAlgorithm& forced = algorithm(a);
+    forced.check_hardware(c);  // an InputError where the hardware cannot run it at all
     const bool nvls_type = nvls_supports(req.dtype, req.redop);
-    if ((a == Algo::nvls || a == Algo::nvls_tree || a == Algo::collnet_direct) && !nvls_type &&
-        available(c, req.op, a, true)) {
+    if (forced.traits().needs_nvls_type && !nvls_type && forced.available(c, req.op, true)) {
       r.warnings.push_back(fmt::format("NVLink SHARP cannot reduce {} with {}; NCCL_ALGO={} falls back to Ring",
                                        req.dtype, req.redop, to_string(a)));
       algo = Algo::ring;
-    } else if (!available(c, req.op, a)) {
-      Algo fallback = Algo::ring;
-      if (a == Algo::nvls_tree && c.nodes() == 1 && available(c, req.op, Algo::nvls)) fallback = Algo::nvls;
-      if (a == Algo::nvls && c.nodes() > 1 && available(c, req.op, Algo::nvls_tree)) fallback = Algo::nvls_tree;
+    } else if (!forced.available(c, req.op, true)) {
+      const Algo fallback = forced.fallback(c, req.op);
       r.warnings.push_back(fmt::format("NCCL_ALGO={} cannot run {} on {} rank{} over {} node{}; NCCL falls back to {}",
                                        to_string(a), to_string(req.op), c.ranks(), c.ranks() == 1 ? "" : "s", c.nodes(),
                                        c.nodes() == 1 ? "" : "s", to_string(fallback)));
@@ -521,13 +388,13 @@ CollectiveResult predict(const Communicator& c, const CollectiveRequest& req) {
         to_string(*proto), to_string(*proto)));
   }
   if (algo && proto && !proto_available(c, *algo, *proto)) {
-    if (*algo == Algo::nvls || *algo == Algo::nvls_tree || *algo == Algo::collnet_direct ||
-        *algo == Algo::collnet_chain || (*algo == Algo::pat && *proto == Proto::ll128)) {
-      r.warnings.push_back(
-          fmt::format("{} has no {} protocol; NCCL runs it with Simple", to_string(*algo), to_string(*proto)));
-      proto = Proto::simple;
+    // Where the algorithm has no kernel for the protocol NCCL runs another; otherwise (LL128
+    // off NVLink) a forced protocol is honoured, as NCCL_PROTO=LL128 is.
+    if (const Proto runs = algorithm(*algo).forced_protocol(*proto); runs != *proto) {
+      r.warnings.push_back(fmt::format("{} has no {} protocol; NCCL runs it with {}", to_string(*algo),
+                                       to_string(*proto), to_string(runs)));
+      proto = runs;
     }
-    // Otherwise (LL128 off NVLink) a forced protocol is honoured, as NCCL_PROTO=LL128 is.
   }
 
   // The candidates NCCL's tuner chooses among (all of them, or what NCCL_ALGO / NCCL_PROTO leave).
@@ -542,7 +409,8 @@ CollectiveResult predict(const Communicator& c, const CollectiveRequest& req) {
     if (algos.empty() && c.env().algo) algos = parse_algo_list(*c.env().algo).value_or(std::vector<Algo>{});
     if (protos.empty() && c.env().proto) protos = parse_proto_list(*c.env().proto).value_or(std::vector<Proto>{});
     auto allowed = [&](Algo a, Proto p) {
-      if (!algos.empty() && !is_p2p(req.op) && std::find(algos.begin(), algos.end(), a) == algos.end()) return false;
+      if (!algos.empty() && !is_point_to_point(req.op) && std::find(algos.begin(), algos.end(), a) == algos.end())
+        return false;
       return protos.empty() || std::find(protos.begin(), protos.end(), p) != protos.end();
     };
     const auto all = candidates(c, req.op, nvls_supports(req.dtype, req.redop));
@@ -562,7 +430,7 @@ CollectiveResult predict(const Communicator& c, const CollectiveRequest& req) {
       for (const auto& o : all) options.push_back(o);
     }
     if (options.empty() && algo) {
-      for (int p = 0; p < 3; ++p) {
+      for (int p = 0; p < kProtoCount; ++p) {
         if (proto_available(c, *algo, static_cast<Proto>(p))) options.push_back({*algo, static_cast<Proto>(p)});
       }
     }
@@ -578,10 +446,7 @@ CollectiveResult predict(const Communicator& c, const CollectiveRequest& req) {
   r.data_time = timed.data;
   r.fill = timed.fill;
   r.time = r.latency + r.data_time + r.fill;
-  r.channels = channels(c, r.algo);
-  if (r.algo == Algo::p2p) {
-    if (const int n = p2p_channels(c, peer_bytes(c, req.op, req.size)); n > 0) r.channels = n;
-  }
+  r.channels = algorithm(r.algo).reported_channels(c, req.op, req.size);
   // Where NCCL's own model chose, say whether another candidate is clearly faster in ours.
   if (options.size() > 1) {
     r.better = better_choice(c, req, options, r.algo, r.proto);

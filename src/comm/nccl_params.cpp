@@ -15,7 +15,7 @@ const char* const kAlgoKeys[] = {"ring", "tree", "nvls", "nvls_tree", "collnet_d
 const Algo kAlgos[] = {Algo::ring,           Algo::tree,          Algo::nvls, Algo::nvls_tree,
                        Algo::collnet_direct, Algo::collnet_chain, Algo::pat};
 
-void parse_table(const Fields& f, const char* key, double (&out)[9][3]) {
+void parse_table(const Fields& f, const char* key, double (&out)[kAlgoCount][kProtoCount]) {
   const Fields t(f.node(key), f.file(), f.field(key),
                  {"ring", "tree", "nvls", "nvls_tree", "collnet_direct", "collnet_chain", "pat"});
   for (std::size_t i = 0; i < 7; ++i) {

@@ -14,8 +14,8 @@ enum class HopKind { nvlink = 0, pcie = 1, net = 2 };
 struct NcclParams {
   std::string source;
   // base[algo][proto], hop[kind][algo][proto], microseconds; negative = not defined
-  double base[9][3];
-  double hop[3][9][3];
+  double base[kAlgoCount][kProtoCount];
+  double hop[3][kAlgoCount][kProtoCount];
   double payload[3];  // wire-byte payload fraction per protocol
   // Bus-bandwidth factor of each protocol relative to Simple: [table][proto], tables ring,
   // ring_other (not all_reduce, one node), tree, tree_single_node.
@@ -71,8 +71,8 @@ struct NcclParams {
   // Arrays by GPU generation are indexed by GpuGeneration, and inside by NCCL's node-count
   // index (1 node, 2 nodes, more).
   struct Tuner {
-    double base[9][3];
-    double hop[3][9][3];
+    double base[kAlgoCount][kProtoCount];
+    double hop[3][kAlgoCount][kProtoCount];
     double ll_max_GBps[4][3];
     double ring_ll128_cap_GBps[4][3];
     double tree_ll128_cap_GBps[4][3];

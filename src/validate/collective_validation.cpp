@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "comm/algorithm.hpp"
 #include "comm/model.hpp"
 #include "core/yaml_fields.hpp"
 #include "data/embedded.hpp"
@@ -93,8 +94,7 @@ std::vector<CollectiveRow> parse_collective_rows(const std::string& text, const 
     if (!r.busbw_GBps && !r.time_us) f.fail("measured_busbw_GBps", "give measured_busbw_GBps or measured_time_us");
     r.algo = f.text_or("algo", "");
     if (!r.algo.empty() && !comm::parse_algo(r.algo))
-      f.fail("algo", "unknown algorithm '" + r.algo + "'",
-             "Ring, Tree, NVLS, NVLSTree, CollNetDirect, CollNetChain, PAT or Hierarchical");
+      f.fail("algo", "unknown algorithm '" + r.algo + "'", comm::algo_name_list(" or "));
     r.proto = f.text_or("proto", "");
     if (!r.proto.empty() && !comm::parse_proto(r.proto))
       f.fail("proto", "unknown protocol '" + r.proto + "'", "LL, LL128 or Simple");

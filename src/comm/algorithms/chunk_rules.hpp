@@ -1,0 +1,37 @@
+#pragma once
+// NCCL's rules for the chunk size of its pipelined algorithms (src/enqueue.cc), shared by the
+// algorithms' pipeline shapes (see comm/pipeline_fill.hpp for why the chunk matters).
+#include <algorithm>
+#include <cmath>
+
+#include "comm/communicator.hpp"
+
+namespace gf::comm::chunk_rules {
+
+inline long ceil_log2(long n) { return n <= 1 ? 0 : static_cast<long>(std::ceil(std::log2(static_cast<double>(n)))); }
+
+// Halve `chunk` while each pipeline would get fewer than `times` chunks, down to `floor`
+// (NCCL's "while (nBytes / (nChannels*chunkSize) < depth*k && chunkSize > floor) chunkSize /= 2").
+inline double halve_while(double chunk, double size, double pipelines, double times, double floor) {
+  while (size / (pipelines * chunk) < times && chunk > floor) chunk /= 2;
+  return chunk;
+}
+
+// NVLS and NVLSTree set the chunk once per threshold ("if (nBytes < k * ops * chunk) chunk = c").
+inline double cut_below(double chunk, double size, double ops, double times, double to) {
+  return size < times * ops * chunk && chunk > to ? to : chunk;
+}
+
+// One step of the Simple buffer: Tree, NVLS and CollNet move one chunk per step. NCCL_BUFFSIZE
+// replaces the buffer (4 MiB by default).
+inline double step_bytes(const Communicator& c) {
+  const double buffer = c.env().buffsize > 0 ? c.env().buffsize : c.params().simple_buffer_bytes;
+  return buffer / c.params().pipeline_steps;
+}
+
+// One NVLS head per NIC rail across nodes (each head GPU talks to the network for its share).
+inline long heads(const Communicator& c) {
+  return c.nodes() > 1 ? std::max<long>(1, std::min<long>(c.ranks_per_node(), c.nics_per_node())) : 1;
+}
+
+}  // namespace gf::comm::chunk_rules

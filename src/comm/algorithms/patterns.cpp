@@ -1,0 +1,169 @@
+#include "comm/algorithms/patterns.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "comm/nccl_params.hpp"
+
+namespace gf::comm {
+
+namespace {
+
+// Ranks in ring order for channel c: node by node, each node's ranks rotated by the channel so
+// that different channels leave a node through different GPUs (and so different NICs).
+std::vector<long> ring_order(const Communicator& c, int channel) {
+  const int p = c.ranks_per_node();
+  const auto& ring = c.intra_ring(channel);
+  const bool reverse = c.bidirectional_rings() && channel % 2 == 1;
+  std::vector<long> order;
+  order.reserve(static_cast<std::size_t>(c.ranks()));
+  for (long k = 0; k < c.nodes(); ++k) {
+    for (int j = 0; j < p; ++j) {
+      const int step = (channel + 1 + j) % p;
+      const int pos = reverse ? (p - step) % p : step;
+      order.push_back(k * p + ring[static_cast<std::size_t>(pos)]);
+    }
+  }
+  return order;
+}
+
+double ring_volume(Op op, long n, double size) {
+  const double r = static_cast<double>(n);
+  switch (op) {
+    case Op::all_reduce: return 2.0 * (r - 1) / r * size;
+    case Op::all_gather:
+    case Op::reduce_scatter: return (r - 1) / r * size;
+    default: return size;
+  }
+}
+
+long tree_parent(long node, long nodes, int tree) {
+  if (tree == 0) return node == 0 ? -1 : (node - 1) / 2;
+  const long m = nodes - 1 - node;  // the second tree mirrors the first
+  return m == 0 ? -1 : nodes - 1 - (m - 1) / 2;
+}
+
+}  // namespace
+
+void emit_ring(const Communicator& c, Op op, double size, long root, Emitter& e) {
+  const int ch = channels(c, Algo::ring);
+  const long n = c.ranks();
+  const bool chain = op == Op::broadcast || op == Op::reduce;
+  const double per_edge = ring_volume(op, n, size) / ch;
+  const int p = c.ranks_per_node();
+  for (int k = 0; k < ch; ++k) {
+    const long only = e.only_node();
+    if (!chain && only >= 0 && n > p + 1) {
+      // Only the edges with an end on that node: its own block of the node-major ring order and
+      // the edges into it and out of it (the rest is the same by symmetry).
+      const auto& ring = c.intra_ring(k);
+      const bool reverse = c.bidirectional_rings() && k % 2 == 1;
+      auto at = [&](long pos) {
+        pos = ((pos % n) + n) % n;
+        const long node = pos / p;
+        const int j = static_cast<int>(pos % p);
+        const int step = (k + 1 + j) % p;
+        const int where = reverse ? (p - step) % p : step;
+        return node * p + ring[static_cast<std::size_t>(where)];
+      };
+      for (long i = only * p - 1; i < (only + 1) * p; ++i) e.edge(at(i), at(i + 1), per_edge, k / p);
+      continue;
+    }
+    auto order = ring_order(c, k);
+    if (chain) {
+      // The chain starts at the root (broadcast) or ends there (reduce: same edges, reversed
+      // direction, same time on symmetric links).
+      std::rotate(order.begin(), std::find(order.begin(), order.end(), root), order.end());
+    }
+    for (long i = 0; i < n; ++i) {
+      if (chain && i == n - 1) break;  // a pipelined chain from the root: no edge back into it
+      e.edge(order[static_cast<std::size_t>(i)], order[static_cast<std::size_t>((i + 1) % n)], per_edge,
+             k / c.ranks_per_node());
+    }
+  }
+}
+
+void emit_tree(const Communicator& c, double size, bool chains, Emitter& e) {
+  const int nch = channels(c, Algo::tree);
+  const int p = c.ranks_per_node();
+  const double per = size / nch;
+  const long only = e.only_node();
+  for (int ch = 0; ch < nch; ++ch) {
+    const int head = (ch * p / nch) % p;
+    for (long k = 0; k < c.nodes(); ++k) {
+      // For one node's edges: the node itself and its children in this channel's tree (their
+      // uplinks end on it); its own uplink is emitted with it.
+      if (only >= 0 && k != only && tree_parent(k, c.nodes(), ch % 2) != only) continue;
+      const long base = k * p;
+      if (chains) {
+        for (int j = 0; j + 1 < p; ++j) {
+          const long a = base + (head + j) % p;
+          const long b = base + (head + j + 1) % p;
+          e.edge(b, a, per);  // reduce towards the head
+          e.edge(a, b, per);  // broadcast away from it
+        }
+      }
+      const long parent = tree_parent(k, c.nodes(), ch % 2);
+      if (parent >= 0) {
+        const int nic = ch % std::max(1, nch / p);  // channels sharing a head use its NICs in turn
+        e.edge(base + head, parent * p + head, per, nic);
+        e.edge(parent * p + head, base + head, per, nic);
+      }
+    }
+  }
+}
+
+void emit_nvls(const Communicator& c, double size, Emitter& e) {
+  const auto& params = c.params();
+  const auto& gpu = c.topology().gpu_spec();
+  const int gen = gpu.nvlink ? gpu.nvlink->generation : 0;
+  const auto eff = params.nvlink_efficiency.find(gen);
+  const double nvlink_eff = eff == params.nvlink_efficiency.end() ? 1.0 : eff->second;
+  const auto nvls = params.nvls_efficiency.find(gen);
+  const double nvls_eff = nvls == params.nvls_efficiency.end() ? nvlink_eff : nvls->second;
+  // The capacity model runs NVLink at NCCL's SM-copy efficiency; NVLS reaches nvls_efficiency.
+  const double scale = nvlink_eff / nvls_eff;
+  const int p = c.ranks_per_node();
+  // For one node's edges, only its own ranks (the routes are the costly part).
+  const long first = e.only_node() >= 0 ? e.only_node() * p : 0;
+  const long last = e.only_node() >= 0 ? first + p : c.ranks();
+  for (long r = first; r < last; ++r) {
+    const long peer = (r / p) * p + (r % p + 1) % p;
+    const topo::Route route = c.route(r, peer);  // GPU -> NVSwitch -> GPU
+    if (route.links.size() != 2) continue;
+    e.raw(c.node_of(r), std::span(route.links).subspan(0, 1), size * scale);
+    const topo::Route back = c.route(peer, r);
+    e.raw(c.node_of(r), std::span(back.links).subspan(1, 1), size * scale);
+  }
+}
+
+void emit_collnet_nics(const Communicator& c, double size, Emitter& e) {
+  const auto& t = c.topology();
+  const int p = c.ranks_per_node();
+  // Each NIC's head: the first of the node's ranks whose nearest NIC it is (by local rank).
+  std::vector<int> nic_gpu(static_cast<std::size_t>(t.node().nics()), -1);
+  for (int g = 0; g < p; ++g) {
+    const int nic = t.node().nic_of_gpu(c.local_gpu(g));
+    if (nic >= 0 && nic_gpu[static_cast<std::size_t>(nic)] < 0) nic_gpu[static_cast<std::size_t>(nic)] = g;
+  }
+  int used = 0;
+  for (int g : nic_gpu) used += g >= 0 ? 1 : 0;
+  const double share = size / std::max(1, used);
+  for (long k = 0; k < c.nodes(); ++k) {
+    for (int nic = 0; nic < t.node().nics(); ++nic) {
+      const int g = nic_gpu[static_cast<std::size_t>(nic)];
+      if (g < 0) continue;
+      const long gpu = c.gpu_of(k * p + g);
+      const long node = c.cluster_node(k);
+      std::vector<topo::LinkId> up = t.route_gpu_to_nic(gpu, nic).links;
+      up.push_back(t.fabric()->nic_uplink(node, nic));
+      e.raw(k, up, share);
+      std::vector<topo::LinkId> down{t.fabric()->nic_uplink(node, nic) + 1};
+      const auto tail = t.route_nic_to_gpu(nic, gpu).links;
+      down.insert(down.end(), tail.begin(), tail.end());
+      e.raw(k, down, share);
+    }
+  }
+}
+
+}  // namespace gf::comm

@@ -1,0 +1,21 @@
+#pragma once
+// Flow patterns that several algorithms share: NCCL's rings (Ring, PAT, and every operation
+// but all_reduce of Hierarchical and point-to-point), the double binary tree between nodes
+// (Tree, NVLSTree), the reduction through the NVSwitch (NVLS, NVLSTree, CollNetDirect) and
+// CollNet's legs between each NIC's head GPU and its SHARP switch.
+#include "comm/algorithms/emitter.hpp"
+#include "comm/collective.hpp"
+
+namespace gf::comm {
+
+// Rings over every rank, one per channel (broadcast and reduce: a chain from or to `root`).
+void emit_ring(const Communicator& c, Op op, double size, long root, Emitter& e);
+// Double binary tree between nodes (reduce up, broadcast down), with a chain through each
+// node's ranks unless `chains` is false (NVLS does the intra-node part).
+void emit_tree(const Communicator& c, double size, bool chains, Emitter& e);
+// Every GPU sends its buffer into the NVSwitch and receives the reduced result back.
+void emit_nvls(const Communicator& c, double size, Emitter& e);
+// Each NIC's head GPU sends its share up to the SHARP switch and receives the reduced share back.
+void emit_collnet_nics(const Communicator& c, double size, Emitter& e);
+
+}  // namespace gf::comm
