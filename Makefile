@@ -21,11 +21,12 @@ build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
 # The main job: the topology of a 32-node DGX H100 fat-tree, its all_reduce as nccl-tests prints it,
-# and the input pipeline of a DGX A100 training ResNet-50.
+# the input pipeline of a DGX A100 training ResNet-50, and a training step of Llama 3.1 8B.
 run: build
 	./$(BUILD)/gpufabric topo --preset dgx-h100 --nodes 32 --fabric fat-tree
 	./$(BUILD)/gpufabric collective all_reduce --preset dgx-h100 --nodes 32 --fabric fat-tree -b 8 -e 8G -f 4
 	./$(BUILD)/gpufabric pipeline --preset dgx-a100 --input resnet50-imagenet
+	./$(BUILD)/gpufabric train --preset dgx-h100 --nodes 4 --model llama3.1-8b --tp 2 --sequence-parallel --recompute selective --distributed-optimizer --global-batch 256 --scale 1,2,4,16
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
