@@ -28,6 +28,7 @@ void TrainOptions::add_to(CLI::App& app) {
   app.add_option("--vocab", vocab, "Vocabulary size");
   app.add_option("--experts", experts, "MoE experts (with --top-k)");
   app.add_option("--top-k", top_k, "Experts per token");
+  app.add_option("--gpus", gpus, "GPUs the job uses: the first ones, node by node (default: all)");
   app.add_option("--tp", tp, "Tensor-parallel size");
   app.add_option("--pp", pp, "Pipeline stages (not modelled yet: 1)");
   app.add_option("--dp", dp, "Data-parallel size (default: the GPUs left by TP x PP x CP)");
@@ -175,11 +176,13 @@ std::string TrainOptions::run() const {
     const topo::Topology t(c.load_spec(catalog), catalog);
     work::TrainOptions oo = o;
     const long model_parallel = oo.layout.tp * oo.layout.pp * oo.layout.cp;
-    if (t.gpu_count() % model_parallel != 0)
-      throw InputError({}, "--tp",
-                       fmt::format("TP x PP x CP = {} does not divide the {} GPUs", model_parallel, t.gpu_count()),
+    const long job_gpus = nodes_text.empty() ? parse_whole("--gpus", gpus, 0, t.gpu_count()) : 0;
+    oo.gpus = job_gpus;
+    const long used = job_gpus > 0 ? job_gpus : t.gpu_count();
+    if (used % model_parallel != 0)
+      throw InputError({}, "--tp", fmt::format("TP x PP x CP = {} does not divide the {} GPUs", model_parallel, used),
                        "a model-parallel size dividing the GPU count");
-    const long auto_dp = t.gpu_count() / model_parallel;
+    const long auto_dp = used / model_parallel;
     oo.layout.dp = dp == "0" || !nodes_text.empty() ? auto_dp : parse_whole("--dp", dp, 1, 1L << 24);
     if (base_dp == 0) base_dp = oo.layout.dp;
     oo.global_batch = global;

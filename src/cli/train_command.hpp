@@ -22,6 +22,7 @@ struct TrainOptions {
   std::string zero = "0", fsdp;
   bool distributed_optimizer = false;
   std::string bucket_mb = "25";
+  std::string gpus = "0";
   std::string scale, scaling = "weak";
   std::string format = "table";
 

@@ -32,7 +32,12 @@ double tp_collective_s(const comm::Communicator* tp, double bytes, const std::st
 
 TrainResult train_step(const topo::Topology& t, const ModelSpec& m, const TrainOptions& o) {
   const ParallelLayout& l = o.layout;
-  const long gpus = t.gpu_count();
+  const long gpus = o.gpus > 0 ? o.gpus : t.gpu_count();
+  refuse(gpus > t.gpu_count(), "--gpus", fmt::format("{} GPUs asked for; the cluster has {}", gpus, t.gpu_count()),
+         "at most the cluster's GPUs");
+  refuse(gpus > t.gpus_per_node() && gpus % t.gpus_per_node() != 0, "--gpus",
+         fmt::format("{} GPUs do not fill whole {}-GPU nodes", gpus, t.gpus_per_node()),
+         "a multiple of the GPUs per node, or at most one node's");
   refuse(l.gpus() != gpus, "--dp",
          fmt::format("TP {} x PP {} x DP {} x CP {} = {} GPUs, but the cluster has {}", l.tp, l.pp, l.dp, l.cp,
                      l.gpus(), gpus),

@@ -23,6 +23,7 @@ struct TrainOptions {
   RankOrder order;
   MemoryOptions memory;
   long global_batch = 0;  // sequences (samples) per step; 0: micro batch x DP
+  long gpus = 0;          // the job's GPUs: the first ones of the cluster, node by node; 0: all
 };
 
 struct StepBreakdown {
