@@ -74,6 +74,10 @@ TEST(Train, BadLayoutsAndModelsAreExitTwo) {
       code({"--preset", "dgx-h100", "--layers", "2", "--hidden", "100", "--heads", "3", "--seq", "8", "--vocab", "10"}),
       2);
   EXPECT_EQ(code({"--preset", "dgx-h100"}), 2);
+  EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "llama3.1-8b", "--gpus", "12"}), 2);  // one node of 8
+  EXPECT_EQ(code({"--preset", "dgx-h100", "--nodes", "2", "--model", "llama3.1-8b", "--gpus", "12"}), 2);  // 1.5 nodes
+  EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "llama3.1-8b", "--gpus", "4", "--tp", "4", "--global-batch", "8"}),
+            0);
 }
 
 }  // namespace
