@@ -69,7 +69,8 @@ TEST(Train, BadLayoutsAndModelsAreExitTwo) {
   EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "llama3.1-8b", "--tp", "3"}), 2);  // does not divide 8 GPUs
   EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "gpt3-1.3b", "--tp", "8", "--heads", "12"}), 2);
   EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "llama3.1-8b", "--global-batch", "12"}), 2);
-  EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "llama3.1-8b", "--pp", "2"}), 2);  // not modelled yet: said
+  EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "llama3.1-8b", "--cp", "2"}), 2);  // not modelled yet: said
+  EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "resnet-50", "--pp", "2"}), 2);    // no layers to stage
   EXPECT_EQ(
       code({"--preset", "dgx-h100", "--layers", "2", "--hidden", "100", "--heads", "3", "--seq", "8", "--vocab", "10"}),
       2);
@@ -87,8 +88,8 @@ TEST(Train, BadLayoutsAndModelsAreExitTwo) {
 namespace {
 
 // The training suite runs every row the model covers and says why it skips the rest. Issue 11's
-// 15% target is far from met (73.5% over 33 rows at the time of writing: the compute model is
-// optimistic for LLMs by 35-70% and for ResNet-50 by up to 5x); this bound only keeps it from
+// 15% target is far from met (55.9% over 48 rows at the time of writing: the compute model is
+// optimistic for LLMs by 20-70% and for ResNet-50 by up to 5x); this bound only keeps it from
 // getting worse.
 TEST(TrainingValidation, EvaluatesTheRowsItCoversAndNamesTheRest) {
   const auto checks = gf::validate::check_training(gf::test::catalog());
@@ -101,8 +102,8 @@ TEST(TrainingValidation, EvaluatesTheRowsItCoversAndNamesTheRest) {
     sum += std::fabs(c.error);
     EXPECT_GT(c.predicted, 0) << c.id;
   }
-  EXPECT_GE(evaluated, 30);
-  EXPECT_LT(sum / static_cast<double>(evaluated), 0.80);
+  EXPECT_GE(evaluated, 45);
+  EXPECT_LT(sum / static_cast<double>(evaluated), 0.65);
 }
 
 }  // namespace

@@ -30,7 +30,7 @@ void TrainOptions::add_to(CLI::App& app) {
   app.add_option("--top-k", top_k, "Experts per token");
   app.add_option("--gpus", gpus, "GPUs the job uses: the first ones, node by node (default: all)");
   app.add_option("--tp", tp, "Tensor-parallel size");
-  app.add_option("--pp", pp, "Pipeline stages (not modelled yet: 1)");
+  app.add_option("--pp", pp, "Pipeline stages (1F1B; interleaved with --vpp)");
   app.add_option("--dp", dp, "Data-parallel size (default: the GPUs left by TP x PP x CP)");
   app.add_option("--cp", cp, "Context-parallel size (not modelled yet: 1)");
   app.add_option("--ep", ep, "Expert-parallel size (not modelled yet: 1)");
@@ -213,7 +213,8 @@ std::string TrainOptions::run() const {
                       {"tp_communication", r.breakdown.tp_s},
                       {"dp_exposed", r.breakdown.dp_exposed_s},
                       {"optimizer", r.breakdown.optimizer_s},
-                      {"pipeline_bubble", 0.0},
+                      {"pipeline_bubble", r.breakdown.pp_bubble_s},
+                      {"pipeline_p2p", r.breakdown.pp_p2p_s},
                       {"data_stall", 0.0}};
     j["bottleneck"] = r.bottleneck;
     j["assumptions"] = r.assumptions;
@@ -257,6 +258,10 @@ std::string TrainOptions::run() const {
   row("compute", r.breakdown.compute_s);
   row("tensor-parallel collectives", r.breakdown.tp_s);
   row("data-parallel sync (exposed)", r.breakdown.dp_exposed_s);
+  if (o.layout.pp > 1) {
+    row("pipeline bubble", r.breakdown.pp_bubble_s);
+    row("pipeline send/recv", r.breakdown.pp_p2p_s);
+  }
   row("optimizer", r.breakdown.optimizer_s);
   out += "\n" + b.render();
   out += fmt::format("\nbottleneck: {}\n", r.bottleneck);

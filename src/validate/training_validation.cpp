@@ -51,10 +51,6 @@ std::vector<TrainingCheck> check_training(const hw::Catalog& catalog) {
     };
     const long pp = integer(r, "pp", 1), cp = integer(r, "cp", 1), ep = integer(r, "ep", 1);
     const std::string fsdp = r["fsdp"] && r["fsdp"].IsScalar() ? r["fsdp"].Scalar() : "";
-    if (pp > 1) {
-      skip("pipeline parallelism (not modelled yet)");
-      continue;
-    }
     if (cp > 1 || ep > 1) {
       skip("context or expert parallelism (not modelled yet)");
       continue;
@@ -97,7 +93,9 @@ std::vector<TrainingCheck> check_training(const hw::Catalog& catalog) {
     if (r["arch"] && r["arch"]["seq"]) m.seq = r["arch"]["seq"].as<long>();
     work::TrainOptions o;
     o.layout.tp = integer(r, "tp", 1);
-    o.layout.dp = integer(r, "dp", c.gpus / std::max<long>(1, o.layout.tp));
+    o.layout.pp = pp;
+    o.layout.vpp = integer(r, "vpp", 1);
+    o.layout.dp = integer(r, "dp", c.gpus / std::max<long>(1, o.layout.tp * pp));
     o.layout.sequence_parallel = r["sequence_parallel"] && r["sequence_parallel"].as<bool>(false);
     o.memory.micro_batch = integer(r, "micro_batch", 1);
     o.global_batch = integer(r, "global_batch", 0);

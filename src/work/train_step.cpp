@@ -42,7 +42,9 @@ TrainResult train_step(const topo::Topology& t, const ModelSpec& m, const TrainO
          fmt::format("TP {} x PP {} x DP {} x CP {} = {} GPUs, but the cluster has {}", l.tp, l.pp, l.dp, l.cp,
                      l.gpus(), gpus),
          "a layout whose product is the cluster's GPU count");
-  refuse(l.pp > 1, "--pp", "pipeline parallelism is not modelled yet", "--pp 1");
+  refuse(m.is_transformer() && l.pp > m.layers, "--pp", fmt::format("{} stages for {} layers", l.pp, m.layers),
+         "at most one stage per layer");
+  refuse(!m.is_transformer() && l.pp > 1, "--pp", "a generic model has no layers to stage", "--pp 1");
   refuse(l.cp > 1, "--cp", "context parallelism is not modelled yet", "--cp 1");
   refuse(l.ep > 1, "--ep", "expert parallelism is not modelled yet", "--ep 1");
   refuse(o.memory.sharding == Sharding::zero3 || o.memory.sharding == Sharding::fsdp_full ||
@@ -82,6 +84,7 @@ TrainResult train_step(const topo::Topology& t, const ModelSpec& m, const TrainO
   }
 
   std::vector<LayerCost> layers;
+  double pp_p2p_s = 0;         // one stage-to-stage send of a micro-batch's activations
   double flops_per_micro = 0;  // model FLOPs of one micro-batch on this GPU
   double params_here = 0;
   if (m.is_transformer()) {
@@ -89,7 +92,15 @@ TrainResult train_step(const topo::Topology& t, const ModelSpec& m, const TrainO
     const double h = static_cast<double>(m.hidden);
     // Embedding lookup is memory work; the output projection a GEMM over the vocabulary.
     const double head_f = gemm_seconds(ctx, tokens, static_cast<double>(m.vocab) / static_cast<double>(l.tp), h);
-    for (long i = 0; i < m.layers; ++i) {
+    // The stages split the layers evenly; the first holds the embedding, the last the output
+    // projection. The busiest of the two stands for every stage (1F1B runs at the pace of the
+    // slowest stage).
+    const long per_stage = (m.layers + l.pp - 1) / l.pp;
+    const double head_cost = 3 * head_f;
+    const double embed_cost = memory_seconds(ctx, tokens * h * 2);
+    const bool last_stage = l.pp > 1 && head_cost > embed_cost;
+    const long first_layer = last_stage ? m.layers - per_stage : 0;
+    for (long i = first_layer; i < first_layer + per_stage && i < m.layers; ++i) {
       const bool moe = m.moe && i >= m.moe->dense_layers;
       const LayerCost2 c = transformer_layer_cost(m, l, mem, ctx, moe);
       const double tp_s = tp_collective_s(tp ? &*tp : nullptr, c.tp_bytes, dtype);
@@ -100,10 +111,26 @@ TrainResult train_step(const topo::Topology& t, const ModelSpec& m, const TrainO
       params_here += c.gradient_bytes / 4;
     }
     const double vocab_params = static_cast<double>(m.vocab) * h / static_cast<double>(l.tp);
-    layers.push_back({"output", head_f, 2 * head_f, vocab_params * (m.tied_embeddings ? 0 : 4)});
-    layers.insert(layers.begin(), LayerCost{"embedding", memory_seconds(ctx, tokens * h * 2), 0, vocab_params * 4});
+    if (l.pp == 1 || last_stage) {
+      layers.push_back({"output", head_f, 2 * head_f, vocab_params * (m.tied_embeddings ? 0 : 4)});
+      params_here += vocab_params;
+    }
+    if (l.pp == 1 || !last_stage) {
+      layers.insert(layers.begin(), LayerCost{"embedding", embed_cost, 0, vocab_params * 4});
+      params_here += vocab_params;
+    }
     flops_per_micro += 6 * tokens * vocab_params;
-    params_here += vocab_params * (m.tied_embeddings ? 1 : 2);
+    // Activations sent between stages per micro-batch (scattered over TP with sequence
+    // parallelism), forward and backward, over the link between this stage's GPU and the next.
+    if (l.pp > 1) {
+      const auto stages = group_of(l, o.order, Axis::pp, 0);
+      const comm::Communicator pair(t, std::vector<long>{stages[0], stages[1]});
+      comm::CollectiveRequest r;
+      r.op = comm::Op::sendrecv;
+      r.size = tokens * h * (o.memory.precision == Precision::fp32 ? 4 : 2) / (l.sequence_parallel ? l.tp : 1);
+      r.engine = comm::Engine::analytic;
+      pp_p2p_s = comm::predict(pair, r).time.value();
+    }
   } else {
     // A generic model: its forward FLOPs per sample at the GEMM ceiling, backward twice that.
     const double flops = m.flops_per_sample * static_cast<double>(micro);
@@ -138,7 +165,17 @@ TrainResult train_step(const topo::Topology& t, const ModelSpec& m, const TrainO
     s.compute_s = s.compute_s * static_cast<double>(out.micro_batches) + d.optimizer_s;
     s.step_s = s.compute_s;
   }
-  out.step_s = s.step_s;
+  // 1F1B: every stage runs m forward and m backward micro-batches; the pipeline fills and
+  // drains for (p - 1) micro-batch times, divided by the virtual stages of the interleaved
+  // schedule (Narayanan et al. SC'21, Section 2.2). Each micro-batch's activations go forward
+  // and its gradients back once per stage boundary, in the critical path.
+  double per_micro = 0;
+  for (const auto& layer : layers) per_micro += layer.forward_s + layer.backward_s;
+  const double mb = static_cast<double>(out.micro_batches);
+  out.breakdown.pp_bubble_s =
+      static_cast<double>(l.pp - 1) / static_cast<double>(std::max<long>(1, l.vpp)) * (per_micro + 2 * pp_p2p_s);
+  out.breakdown.pp_p2p_s = l.pp > 1 ? 2 * mb * pp_p2p_s : 0;
+  out.step_s = s.step_s + out.breakdown.pp_bubble_s + out.breakdown.pp_p2p_s;
   out.breakdown.compute_s = s.compute_s - out.breakdown.optimizer_s - out.breakdown.tp_s;
   out.breakdown.dp_exposed_s = s.exposed_s;
   out.dp_communication_s = s.communication_s;

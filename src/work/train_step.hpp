@@ -5,9 +5,10 @@
 // once, sharing the NICs and the fabric). Memory per GPU beside it.
 //
 // Modelled today: data parallelism (DDP buckets; Megatron's distributed optimizer and ZeRO-1/2
-// as reduce-scatter plus a parameter all-gather) with tensor and sequence parallelism and
-// gradient accumulation. Pipeline, context and expert parallelism and ZeRO-3/FSDP full
-// sharding are refused with a message saying so (train_step throws InputError).
+// as reduce-scatter plus a parameter all-gather) with tensor and sequence parallelism, gradient
+// accumulation, and pipeline parallelism with the 1F1B schedule (interleaved with --vpp) in
+// closed form. Context and expert parallelism and ZeRO-3/FSDP full sharding are refused with a
+// message saying so (train_step throws InputError).
 #include <string>
 #include <vector>
 
@@ -30,6 +31,8 @@ struct StepBreakdown {
   double compute_s = 0;     // forward, backward and recomputation on the GPU
   double tp_s = 0;          // tensor-parallel collectives (in the critical path)
   double dp_exposed_s = 0;  // gradient reduction the step waits for beyond compute
+  double pp_bubble_s = 0;   // the pipeline filling and draining (1F1B)
+  double pp_p2p_s = 0;      // activations and their gradients between stages
   double optimizer_s = 0;
 };
 
