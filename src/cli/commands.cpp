@@ -287,32 +287,31 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
         const auto checks = validate::check_training(catalog);
         result = validate_format == "json" ? report::training_validation_json(checks)
                                            : report::training_validation_text(checks);
-        out << result;
-        return 0;
-      }
-      const std::string text = validate_file.empty() ? std::string() : read_text_file(validate_file, "--file");
-      std::string paths_out;
-      std::string coll_out;
-      if (validate_suite != "collectives") {
-        const auto rows =
-            validate_file.empty() ? validate::builtin_path_rows() : validate::parse_path_rows(text, validate_file);
-        const auto results = validate::predict(rows, catalog);
-        paths_out = validate_format == "json"  ? report::validation_json(results)
-                    : validate_format == "csv" ? report::validation_csv(results)
-                                               : report::validation_text(results);
-      }
-      if (validate_suite != "paths") {
-        const auto rows = validate_file.empty() ? validate::builtin_collective_rows()
-                                                : validate::parse_collective_rows(text, validate_file);
-        const auto checks = validate::check_collectives(rows, catalog);
-        coll_out = validate_format == "json"  ? report::collectives_json(checks)
-                   : validate_format == "csv" ? report::collectives_csv(checks)
-                                              : report::collectives_text(checks);
-      }
-      if (validate_format == "json" && !paths_out.empty() && !coll_out.empty()) {
-        result = "{\"paths\": " + paths_out + ", \"collectives\": " + coll_out + "}\n";
       } else {
-        result = paths_out + (paths_out.empty() || coll_out.empty() ? "" : "\n") + coll_out;
+        const std::string text = validate_file.empty() ? std::string() : read_text_file(validate_file, "--file");
+        std::string paths_out;
+        std::string coll_out;
+        if (validate_suite != "collectives") {
+          const auto rows =
+              validate_file.empty() ? validate::builtin_path_rows() : validate::parse_path_rows(text, validate_file);
+          const auto results = validate::predict(rows, catalog);
+          paths_out = validate_format == "json"  ? report::validation_json(results)
+                      : validate_format == "csv" ? report::validation_csv(results)
+                                                 : report::validation_text(results);
+        }
+        if (validate_suite != "paths") {
+          const auto rows = validate_file.empty() ? validate::builtin_collective_rows()
+                                                  : validate::parse_collective_rows(text, validate_file);
+          const auto checks = validate::check_collectives(rows, catalog);
+          coll_out = validate_format == "json"  ? report::collectives_json(checks)
+                     : validate_format == "csv" ? report::collectives_csv(checks)
+                                                : report::collectives_text(checks);
+        }
+        if (validate_format == "json" && !paths_out.empty() && !coll_out.empty()) {
+          result = "{\"paths\": " + paths_out + ", \"collectives\": " + coll_out + "}\n";
+        } else {
+          result = paths_out + (paths_out.empty() || coll_out.empty() ? "" : "\n") + coll_out;
+        }
       }
     } else if (topo_cmd->parsed()) {
       check_format(topo_format, {"table", "json"});

@@ -51,9 +51,9 @@ double memory_seconds(const ComputeContext& c, double bytes) {
   return bytes / (c.gpu.memory_bandwidth.value() * c.efficiency.memory_fraction());
 }
 
-LayerCost2 transformer_layer_cost(const ModelSpec& m, const ParallelLayout& l, const MemoryOptions& o,
-                                  const ComputeContext& c, bool moe_layer) {
-  LayerCost2 out;
+TransformerLayerCost transformer_layer_cost(const ModelSpec& m, const ParallelLayout& l, const MemoryOptions& o,
+                                            const ComputeContext& c, bool moe_layer) {
+  TransformerLayerCost out;
   const double t = static_cast<double>(l.tp);
   const double cp = static_cast<double>(l.cp);
   const double b = static_cast<double>(o.micro_batch);
@@ -113,16 +113,10 @@ LayerCost2 transformer_layer_cost(const ModelSpec& m, const ParallelLayout& l, c
   }
   // Each TP collective moves the micro-batch's hidden states.
   out.tp_bytes = l.tp > 1 ? tokens * h * e : 0;
-  // Gradients as DDP reduces them: fp32 main gradients in Megatron (4 bytes), the training
-  // precision elsewhere; counted at 4 bytes for mixed precision (Megatron's default).
+  // Gradients as DDP reduces them: fp32 main gradients (4 bytes), Megatron's default for mixed
+  // precision and what fp32 training has anyway.
   const double attention_params = (2 * h * q + 2 * h * kv) / t;
-  out.gradient_bytes = (attention_params + ffn_params) * (o.precision == Precision::fp32 ? 4.0 : 4.0);
-  const double active_ffn = moe_layer && m.moe
-                                ? (m.gated_ffn ? 3.0 : 2.0) * h * static_cast<double>(m.moe->expert_ffn) *
-                                      (m.moe->top_k + m.moe->shared_experts) / t
-                                : ffn_params;
-  out.flops =
-      6 * tokens * (attention_params + active_ffn) + 3 * 4 * b * heads * s * s * cp * static_cast<double>(m.head_dim);
+  out.gradient_bytes = (attention_params + ffn_params) * 4.0;
   return out;
 }
 

@@ -27,7 +27,7 @@ double attention_seconds(const ComputeContext& c, double batch, double heads, do
 // A memory-bound kernel moving `bytes` through HBM.
 double memory_seconds(const ComputeContext& c, double bytes);
 
-struct LayerCost2 {
+struct TransformerLayerCost {
   double attention_forward = 0;  // QKV, attention, output projection, norm and residual
   double ffn_forward = 0;        // the FFN (or the experts) with its norm and residual
   double attention_backward = 0;
@@ -35,10 +35,9 @@ struct LayerCost2 {
   double tp_bytes = 0;        // bytes of each TP collective (an all-reduce, or an all-gather and a
                               // reduce-scatter with sequence parallelism), per half, per pass
   double gradient_bytes = 0;  // this GPU's gradients of the layer
-  double flops = 0;           // model FLOPs of the layer for the micro-batch (fwd + bwd), this GPU
 };
 
-LayerCost2 transformer_layer_cost(const ModelSpec& m, const ParallelLayout& l, const MemoryOptions& o,
-                                  const ComputeContext& c, bool moe_layer);
+TransformerLayerCost transformer_layer_cost(const ModelSpec& m, const ParallelLayout& l, const MemoryOptions& o,
+                                            const ComputeContext& c, bool moe_layer);
 
 }  // namespace gf::work

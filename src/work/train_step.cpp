@@ -84,8 +84,7 @@ TrainResult train_step(const topo::Topology& t, const ModelSpec& m, const TrainO
   }
 
   std::vector<LayerCost> layers;
-  double pp_p2p_s = 0;         // one stage-to-stage send of a micro-batch's activations
-  double flops_per_micro = 0;  // model FLOPs of one micro-batch on this GPU
+  double pp_p2p_s = 0;  // one stage-to-stage send of a micro-batch's activations
   double params_here = 0;
   if (m.is_transformer()) {
     const double tokens = static_cast<double>(micro * m.seq);
@@ -102,12 +101,11 @@ TrainResult train_step(const topo::Topology& t, const ModelSpec& m, const TrainO
     const long first_layer = last_stage ? m.layers - per_stage : 0;
     for (long i = first_layer; i < first_layer + per_stage && i < m.layers; ++i) {
       const bool moe = m.moe && i >= m.moe->dense_layers;
-      const LayerCost2 c = transformer_layer_cost(m, l, mem, ctx, moe);
+      const TransformerLayerCost c = transformer_layer_cost(m, l, mem, ctx, moe);
       const double tp_s = tp_collective_s(tp ? &*tp : nullptr, c.tp_bytes, dtype);
       layers.push_back({fmt::format("layer {}", i), c.attention_forward + c.ffn_forward + 2 * tp_s,
                         c.attention_backward + c.ffn_backward + 2 * tp_s, c.gradient_bytes});
       out.breakdown.tp_s += 4 * tp_s * static_cast<double>(out.micro_batches);
-      flops_per_micro += c.flops;
       params_here += c.gradient_bytes / 4;
     }
     const double vocab_params = static_cast<double>(m.vocab) * h / static_cast<double>(l.tp);
@@ -119,7 +117,6 @@ TrainResult train_step(const topo::Topology& t, const ModelSpec& m, const TrainO
       layers.insert(layers.begin(), LayerCost{"embedding", embed_cost, 0, vocab_params * 4});
       params_here += vocab_params;
     }
-    flops_per_micro += 6 * tokens * vocab_params;
     // Activations sent between stages per micro-batch (scattered over TP with sequence
     // parallelism), forward and backward, over the link between this stage's GPU and the next.
     if (l.pp > 1) {
@@ -139,7 +136,6 @@ TrainResult train_step(const topo::Topology& t, const ModelSpec& m, const TrainO
     // Gradients appear through the backward pass: spread them over ten equal blocks.
     for (int i = 0; i < 10; ++i)
       layers.push_back({fmt::format("block {}", i), fwd / 10, 2 * fwd / 10, m.params * 4 / 10});
-    flops_per_micro = 3 * flops;
     params_here = m.params;
     out.assumptions.push_back("a generic model's kernels run at its GPU's GEMM ceiling, in ten equal blocks");
   }
@@ -194,7 +190,6 @@ TrainResult train_step(const topo::Topology& t, const ModelSpec& m, const TrainO
   const double peak = peak_flops(ctx) / 1e12;
   out.mfu = out.model_tflops_per_gpu / peak;
   out.hfu = out.hardware_tflops_per_gpu / peak;
-  (void)flops_per_micro;
 
   // The bottleneck in one sentence: the largest share of the step.
   const double step = out.step_s;
