@@ -117,4 +117,45 @@ DdpStep ddp_step(const std::vector<const comm::Communicator*>& groups, const std
   return out;
 }
 
+DdpStep ddp_schedule(const std::vector<LayerCost>& layers, const DdpOptions& o, const CollectiveTime& time_of) {
+  DdpStep out;
+  const long micro = std::max<long>(1, o.accumulation);
+  double forward = 0;
+  double backward = 0;
+  for (const auto& l : layers) {
+    forward += l.forward_s;
+    backward += l.backward_s;
+  }
+  // The last micro-batch's backward pass: when each layer's gradient is ready (backward order).
+  double now = static_cast<double>(micro - 1) * (forward + backward) + forward;
+  std::vector<double> ready(layers.size());
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    now += layers[layers.size() - 1 - i].backward_s;
+    ready[i] = now;
+  }
+  const double compute_end = now;
+  out.compute_s = compute_end + o.optimizer_s;
+  const comm::Op reduce_op = o.reduce_scatter ? comm::Op::reduce_scatter : comm::Op::all_reduce;
+  double stream = 0;  // when NCCL's stream is free
+  for (const auto& [index, bytes] : make_buckets(layers, o)) {
+    const CollectiveTimes t = time_of(reduce_op, bytes);
+    const double start = std::max(ready[index], stream);
+    stream = start + t.shared;
+    out.buckets.push_back({bytes, start, stream, t.alone});
+    out.communication_s += t.alone;
+  }
+  // The optimizer after the last gradient and the last reduction; the updated parameters
+  // gathered back (sharded optimizer) after it, bucket by bucket.
+  double end = std::max(compute_end, stream) + o.optimizer_s;
+  for (double left = o.gather_bytes; left > 0; left -= o.bucket_bytes) {
+    const double bytes = std::min(left, o.bucket_bytes);
+    const CollectiveTimes t = time_of(comm::Op::all_gather, bytes);
+    end += t.shared;
+    out.communication_s += t.alone;
+  }
+  out.step_s = end;
+  out.exposed_s = std::max(0.0, out.step_s - out.compute_s);
+  return out;
+}
+
 }  // namespace gf::work

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <deque>
 
 #include "comm/model.hpp"
 #include "core/error.hpp"
@@ -18,19 +17,32 @@ void refuse(bool cond, const std::string& flag, const std::string& what, const s
   if (cond) throw InputError({}, flag, what, valid);
 }
 
-double tp_collective_s(const comm::Communicator* tp, double bytes, const std::string& dtype) {
-  if (tp == nullptr || bytes <= 0) return 0;
-  comm::CollectiveRequest r;
-  r.op = comm::Op::all_reduce;  // = a reduce-scatter and an all-gather with sequence parallelism
-  r.size = bytes;
-  r.dtype = dtype;
-  r.engine = comm::Engine::analytic;
-  return comm::predict(*tp, r).time.value();
+// The data-parallel groups whose traffic meets the representative group's: those on the same
+// nodes (they share its NICs, PCIe switches and leaf uplinks). Groups of other pipeline stages
+// share only the fabric above the leaves, and are left out.
+std::vector<std::vector<long>> concurrent_groups(const std::vector<std::vector<long>>& all, long gpus_per_node) {
+  std::vector<std::vector<long>> out{all.front()};
+  std::vector<long> nodes;
+  for (long g : all.front()) nodes.push_back(g / gpus_per_node);
+  std::sort(nodes.begin(), nodes.end());
+  for (std::size_t i = 1; i < all.size(); ++i) {
+    const bool shares = std::any_of(all[i].begin(), all[i].end(), [&](long g) {
+      return std::binary_search(nodes.begin(), nodes.end(), g / gpus_per_node);
+    });
+    if (shares) out.push_back(all[i]);
+  }
+  return out;
 }
 
 }  // namespace
 
 TrainResult train_step(const topo::Topology& t, const ModelSpec& m, const TrainOptions& o) {
+  TrainingContext context(t);
+  return train_step(context, m, o);
+}
+
+TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOptions& o) {
+  const topo::Topology& t = cache.topology();
   const ParallelLayout& l = o.layout;
   const long gpus = o.gpus > 0 ? o.gpus : t.gpu_count();
   refuse(gpus > t.gpu_count(), "--gpus", fmt::format("{} GPUs asked for; the cluster has {}", gpus, t.gpu_count()),
@@ -73,15 +85,13 @@ TrainResult train_step(const topo::Topology& t, const ModelSpec& m, const TrainO
   const auto& eff = ComputeEfficiency::builtin();
   const ComputeContext ctx{t.gpu_spec(), o.memory.precision, eff};
   const std::string dtype = o.memory.precision == Precision::fp32 ? "float" : "bfloat16";
-  // The groups the representative GPU 0 belongs to, and every DP group (they share the NICs).
-  std::optional<comm::Communicator> tp;
-  if (l.tp > 1) tp.emplace(t, group_of(l, o.order, Axis::tp, 0));
-  std::deque<comm::Communicator> dp_groups;
-  std::vector<const comm::Communicator*> dp;
-  if (l.dp > 1) {
-    for (const auto& g : groups(l, o.order, Axis::dp)) dp_groups.emplace_back(t, g);
-    for (const auto& c : dp_groups) dp.push_back(&c);
-  }
+  // The groups the representative GPU 0 belongs to.
+  const comm::Communicator* tp_group = l.tp > 1 ? &cache.communicator(group_of(l, o.order, Axis::tp, 0)) : nullptr;
+  auto tp_collective_s = [&](double bytes) {
+    // An all-reduce; with sequence parallelism a reduce-scatter and an all-gather moving the same.
+    if (tp_group == nullptr || bytes <= 0) return 0.0;
+    return cache.collective(*tp_group, comm::Op::all_reduce, bytes, dtype).time.value();
+  };
 
   std::vector<LayerCost> layers;
   double pp_p2p_s = 0;  // one stage-to-stage send of a micro-batch's activations
@@ -102,7 +112,7 @@ TrainResult train_step(const topo::Topology& t, const ModelSpec& m, const TrainO
     for (long i = first_layer; i < first_layer + per_stage && i < m.layers; ++i) {
       const bool moe = m.moe && i >= m.moe->dense_layers;
       const TransformerLayerCost c = transformer_layer_cost(m, l, mem, ctx, moe);
-      const double tp_s = tp_collective_s(tp ? &*tp : nullptr, c.tp_bytes, dtype);
+      const double tp_s = tp_collective_s(c.tp_bytes);
       layers.push_back({fmt::format("layer {}", i), c.attention_forward + c.ffn_forward + 2 * tp_s,
                         c.attention_backward + c.ffn_backward + 2 * tp_s, c.gradient_bytes});
       out.breakdown.tp_s += 4 * tp_s * static_cast<double>(out.micro_batches);
@@ -121,12 +131,9 @@ TrainResult train_step(const topo::Topology& t, const ModelSpec& m, const TrainO
     // parallelism), forward and backward, over the link between this stage's GPU and the next.
     if (l.pp > 1) {
       const auto stages = group_of(l, o.order, Axis::pp, 0);
-      const comm::Communicator pair(t, std::vector<long>{stages[0], stages[1]});
-      comm::CollectiveRequest r;
-      r.op = comm::Op::sendrecv;
-      r.size = tokens * h * (o.memory.precision == Precision::fp32 ? 4 : 2) / (l.sequence_parallel ? l.tp : 1);
-      r.engine = comm::Engine::analytic;
-      pp_p2p_s = comm::predict(pair, r).time.value();
+      const double bytes =
+          tokens * h * (o.memory.precision == Precision::fp32 ? 4 : 2) / (l.sequence_parallel ? l.tp : 1);
+      pp_p2p_s = cache.collective({stages[0], stages[1]}, comm::Op::sendrecv, bytes, dtype).time.value();
     }
   } else {
     // A generic model: its forward FLOPs per sample at the GEMM ceiling, backward twice that.
@@ -154,8 +161,35 @@ TrainResult train_step(const topo::Topology& t, const ModelSpec& m, const TrainO
   d.reduce_scatter = sharded;
   d.gather_bytes = sharded ? params_here * (o.memory.precision == Precision::fp32 ? 4 : 2) : 0;
   DdpStep s;
-  if (!dp.empty()) {
-    s = ddp_step(dp, layers, d);
+  if (l.dp > 1) {
+    const auto all = groups(l, o.order, Axis::dp);
+    const auto& mine = all.front();
+    if (o.full_graph) {
+      std::vector<const comm::Communicator*> dp;
+      for (const auto& g : all) dp.push_back(&cache.communicator(g));
+      s = ddp_step(dp, layers, d);
+    } else {
+      // Every bucket's collective as the communication layer prices it for this group, its
+      // data part stretched by the groups it shares links with (measured once, on the flow
+      // engine, for a bucket of the cap's size all starting together).
+      const auto together = concurrent_groups(all, t.gpus_per_node());
+      const comm::Op reduce = d.reduce_scatter ? comm::Op::reduce_scatter : comm::Op::all_reduce;
+      const double reduce_stretch = cache.contention(together, reduce, d.bucket_bytes, d.dtype);
+      const double gather_stretch =
+          d.gather_bytes > 0 ? cache.contention(together, comm::Op::all_gather, d.bucket_bytes, d.dtype) : 1.0;
+      const comm::Communicator& group = cache.communicator(mine);
+      auto time_of = [&](comm::Op op, double bytes) {
+        const auto& r = cache.collective(group, op, bytes, d.dtype);
+        const double stretch = op == comm::Op::all_gather ? gather_stretch : reduce_stretch;
+        return CollectiveTimes{r.time.value(), (r.time + r.data_time * (stretch - 1)).value()};
+      };
+      s = ddp_schedule(layers, d, time_of);
+      if (together.size() < all.size())
+        out.assumptions.push_back(
+            fmt::format("the {} data-parallel groups on the representative group's nodes are simulated together; the "
+                        "other {} share only the fabric above the leaves and are left out",
+                        together.size(), all.size() - together.size()));
+    }
   } else {
     for (const auto& layer : layers) s.compute_s += (layer.forward_s + layer.backward_s);
     s.compute_s = s.compute_s * static_cast<double>(out.micro_batches) + d.optimizer_s;
@@ -201,7 +235,7 @@ TrainResult train_step(const topo::Topology& t, const ModelSpec& m, const TrainO
         100 * b.dp_exposed_s / step, sharded ? "reduce-scatter" : "all-reduce", l.dp);
   else if (b.tp_s >= b.compute_s)
     out.bottleneck = fmt::format("tensor-parallel collectives: {:.0f}% of the step, TP {} over {}", 100 * b.tp_s / step,
-                                 l.tp, tp ? tp->transport_summary().front() : std::string("-"));
+                                 l.tp, tp_group == nullptr ? std::string("-") : tp_group->transport_summary().front());
   else
     out.bottleneck = fmt::format("compute: {:.0f}% of the step ({:.0f}% MFU); communication exposes {:.0f}%",
                                  100 * b.compute_s / step, 100 * out.mfu, 100 * (b.tp_s + b.dp_exposed_s) / step);

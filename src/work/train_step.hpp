@@ -15,6 +15,7 @@
 #include "topo/topology.hpp"
 #include "work/model_spec.hpp"
 #include "work/parallel_layout.hpp"
+#include "work/training_context.hpp"
 #include "work/training_memory.hpp"
 
 namespace gf::work {
@@ -25,6 +26,9 @@ struct TrainOptions {
   MemoryOptions memory;
   long global_batch = 0;  // sequences (samples) per step; 0: micro batch x DP
   long gpus = 0;          // the job's GPUs: the first ones of the cluster, node by node; 0: all
+  // Simulate every data-parallel group's every bucket in one flow graph (slow: the reference
+  // the closed-form schedule is tested against) instead of the closed form.
+  bool full_graph = false;
 };
 
 struct StepBreakdown {
@@ -55,6 +59,9 @@ struct TrainResult {
   std::vector<std::string> assumptions;
 };
 
+// One evaluation. The context's caches carry over to the next call on the same cluster (the
+// planner's loop); the first form uses a fresh one.
 TrainResult train_step(const topo::Topology& t, const ModelSpec& m, const TrainOptions& o);
+TrainResult train_step(TrainingContext& context, const ModelSpec& m, const TrainOptions& o);
 
 }  // namespace gf::work

@@ -1,0 +1,75 @@
+#include "work/training_context.hpp"
+
+#include <algorithm>
+
+#include "comm/pattern_tasks.hpp"
+#include "sim/engine.hpp"
+
+namespace gf::work {
+
+const comm::Communicator& TrainingContext::communicator(const std::vector<long>& gpus) {
+  auto it = comms_.find(gpus);
+  if (it == comms_.end()) it = comms_.emplace(gpus, std::make_unique<comm::Communicator>(t_, gpus)).first;
+  return *it->second;
+}
+
+const comm::CollectiveResult& TrainingContext::collective(const std::vector<long>& gpus, comm::Op op, double bytes,
+                                                          const std::string& dtype) {
+  return collective(communicator(gpus), op, bytes, dtype);
+}
+
+const comm::CollectiveResult& TrainingContext::collective(const comm::Communicator& c, comm::Op op, double bytes,
+                                                          const std::string& dtype) {
+  const auto key = std::make_tuple(&c, static_cast<int>(op), bytes, dtype);
+  auto it = collectives_.find(key);
+  if (it == collectives_.end()) {
+    comm::CollectiveRequest r;
+    r.op = op;
+    r.size = bytes;
+    r.dtype = dtype;
+    r.engine = comm::Engine::analytic;
+    it = collectives_.emplace(key, comm::predict(c, r)).first;
+  }
+  return it->second;
+}
+
+double TrainingContext::contention(const std::vector<std::vector<long>>& groups, comm::Op op, double bytes,
+                                   const std::string& dtype) {
+  if (groups.size() < 2 || bytes <= 0) return 1.0;
+  std::vector<long> flat;
+  for (const auto& g : groups) {
+    flat.insert(flat.end(), g.begin(), g.end());
+    flat.push_back(-1);  // separates the groups in the key
+  }
+  const auto key = std::make_tuple(std::move(flat), static_cast<int>(op), bytes, dtype);
+  if (auto it = contention_.find(key); it != contention_.end()) return it->second;
+  // NCCL's choice for the first group (the groups are alike, and its tuner does not see the
+  // others), then the flows of the first group alone and of every group at once. The data part
+  // is the flows' time, or the per-connection floor where that is longer (nobody shares it).
+  const comm::CollectiveResult& chosen = collective(groups.front(), op, bytes, dtype);
+  comm::CollectiveRequest req;
+  req.op = op;
+  req.size = bytes;
+  req.dtype = dtype;
+  auto run = [&](std::size_t count) {
+    sim::TaskGraph g;
+    double floor = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+      const comm::Communicator& c = communicator(groups[i]);
+      if (c.ranks() < 2) continue;
+      const comm::WireShape shape = comm::wire_shape(c, req, chosen.algo, chosen.proto);
+      const auto traffic = comm::add_pattern_flows(g, c, op, chosen.algo, bytes, shape.inflate, 0, std::nullopt);
+      floor = std::max({floor, traffic.connection_seconds, shape.floor.value()});
+    }
+    ++flow_runs_;
+    const double flows = g.size() > 0 ? sim::simulate(g, communicator(groups.front()).capacity()).makespan.value() : 0;
+    return std::max(floor, flows);
+  };
+  const double alone = run(1);
+  const double together = run(groups.size());
+  const double factor = alone > 0 ? std::max(1.0, together / alone) : 1.0;
+  contention_.emplace(key, factor);
+  return factor;
+}
+
+}  // namespace gf::work

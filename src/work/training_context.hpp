@@ -1,0 +1,55 @@
+#pragma once
+// What a training-step evaluation reuses from the one before on the same cluster: the
+// communicators of the groups it met (each with its routes and its per-byte data times), the
+// collectives it priced (by group, operation, size and type), and how much the concurrent
+// data-parallel groups slow one another down. The planner evaluates thousands of layouts of one
+// model on one cluster: with one context they share all of it.
+//
+// Not thread-safe: one context per thread (they may share the topology).
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "comm/model.hpp"
+#include "topo/topology.hpp"
+
+namespace gf::work {
+
+class TrainingContext {
+public:
+  explicit TrainingContext(const topo::Topology& t) : t_(t) {}
+
+  [[nodiscard]] const topo::Topology& topology() const { return t_; }
+
+  // The communicator of exactly these GPUs (global indices), built once.
+  const comm::Communicator& communicator(const std::vector<long>& gpus);
+
+  // The collective on its own (NCCL's choice, the closed form), priced once per
+  // (group, op, size, dtype).
+  const comm::CollectiveResult& collective(const std::vector<long>& gpus, comm::Op op, double bytes,
+                                           const std::string& dtype);
+  // The same for a communicator this context built (no look-up of its GPUs).
+  const comm::CollectiveResult& collective(const comm::Communicator& c, comm::Op op, double bytes,
+                                           const std::string& dtype);
+
+  // How much longer the data part of `op` on `groups[0]` takes while every group in `groups`
+  // runs the same collective at the same moment (they share NICs, PCIe switches and the
+  // fabric): the flow engine's time with all of them over its time with the first alone, for
+  // `bytes` per group. 1 when the groups share no link. Computed once per set of groups.
+  double contention(const std::vector<std::vector<long>>& groups, comm::Op op, double bytes, const std::string& dtype);
+
+  // Counters, for tests and benchmarks.
+  [[nodiscard]] std::size_t communicators_built() const { return comms_.size(); }
+  [[nodiscard]] std::size_t flow_runs() const { return flow_runs_; }
+
+private:
+  const topo::Topology& t_;
+  std::map<std::vector<long>, std::unique_ptr<comm::Communicator>> comms_;
+  std::map<std::tuple<const comm::Communicator*, int, double, std::string>, comm::CollectiveResult> collectives_;
+  std::map<std::tuple<std::vector<long>, int, double, std::string>, double> contention_;
+  std::size_t flow_runs_ = 0;
+};
+
+}  // namespace gf::work

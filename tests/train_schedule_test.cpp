@@ -1,0 +1,91 @@
+// The training step's closed-form data-parallel schedule (the planner's path) against the full
+// flow graph of every group's every bucket, and the context's reuse across evaluations.
+#include <gtest/gtest.h>
+
+#include "test_support.hpp"
+#include "work/model_library.hpp"
+#include "work/train_step.hpp"
+
+using gf::test::preset;
+
+namespace gf::work {
+namespace {
+
+struct Case {
+  const char* preset;
+  long nodes;
+  const char* network;
+  const char* model;
+  long tp;
+  long pp;
+  bool distributed_optimizer;
+};
+
+TrainOptions options(const Case& c, long gpus) {
+  TrainOptions o;
+  o.layout.tp = c.tp;
+  o.layout.pp = c.pp;
+  o.layout.dp = gpus / (c.tp * c.pp);
+  o.memory.micro_batch = 1;
+  o.memory.distributed_optimizer = c.distributed_optimizer;
+  o.global_batch = 4 * o.layout.dp;
+  return o;
+}
+
+// "Symmetric layouts may be collapsed ... provided a test shows the collapsed and the full
+// graph agree within 2% on small clusters": NVSwitch nodes over InfiniBand and a slow
+// Ethernet, PCIe nodes without NVLink (several DP groups share a PCIe switch and its NIC), TP
+// inside and across the groups, with and without a sharded optimizer.
+TEST(TrainSchedule, ClosedFormAgreesWithTheFullFlowGraph) {
+  const Case cases[] = {
+      {"dgx-h100", 2, "ib-ndr", "llama3.1-8b", 1, 1, false},
+      {"dgx-h100", 2, "ib-ndr", "llama3.1-8b", 2, 1, true},
+      {"dgx-h100", 4, "eth-25g", "llama3.1-8b", 8, 1, false},
+      {"dgx-a100", 4, "ib-hdr", "gpt3-1.3b", 4, 2, false},
+      {"pcie-8x-h100", 2, "roce-400g", "gpt3-1.3b", 2, 1, false},
+      {"pcie-8x-l40s", 2, "roce-200g", "gpt3-350m", 1, 1, true},
+  };
+  for (const auto& c : cases) {
+    topo::ClusterOverrides ov;
+    ov.nodes = c.nodes;
+    ov.network = c.network;
+    const auto t = preset(c.preset, ov);
+    const auto m = library_model(c.model);
+    auto o = options(c, t.gpu_count());
+    const auto closed = train_step(t, m, o);
+    o.full_graph = true;
+    const auto full = train_step(t, m, o);
+    SCOPED_TRACE(::testing::Message() << c.preset << " x" << c.nodes << " " << c.network << " " << c.model << " TP "
+                                      << c.tp << " PP " << c.pp);
+    EXPECT_GT(full.breakdown.dp_exposed_s + full.dp_communication_s, 0.0);
+    EXPECT_NEAR(closed.step_s / full.step_s, 1.0, 0.02);
+    EXPECT_NEAR(closed.dp_communication_s / full.dp_communication_s, 1.0, 0.02);
+  }
+}
+
+// The planner's loop: a second evaluation on the same context builds no communicator and runs
+// no flow graph again, and gives the same answer as a fresh one.
+TEST(TrainSchedule, ContextIsReusedAcrossEvaluations) {
+  topo::ClusterOverrides ov;
+  ov.nodes = 4;
+  const auto t = preset("dgx-h100", ov);
+  const auto m = library_model("llama3.1-8b");
+  TrainingContext context(t);
+  TrainOptions o;
+  o.layout.tp = 2;
+  o.layout.dp = 16;
+  const auto first = train_step(context, m, o);
+  const auto built = context.communicators_built();
+  const auto runs = context.flow_runs();
+  EXPECT_GT(built, 1U);
+  EXPECT_GT(runs, 0U);
+  o.memory.recompute = Recompute::selective;  // another layout with the same groups
+  const auto second = train_step(context, m, o);
+  EXPECT_EQ(context.communicators_built(), built);
+  EXPECT_EQ(context.flow_runs(), runs);
+  EXPECT_DOUBLE_EQ(train_step(t, m, o).step_s, second.step_s);
+  EXPECT_NE(first.step_s, second.step_s);
+}
+
+}  // namespace
+}  // namespace gf::work
