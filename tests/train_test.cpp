@@ -88,9 +88,8 @@ TEST(Train, BadLayoutsAndModelsAreExitTwo) {
 namespace {
 
 // The training suite runs every row the model covers and says why it skips the rest. Issue 11's
-// 15% target is far from met (55.9% over 48 rows at the time of writing: the compute model is
-// optimistic for LLMs by 20-70% and for ResNet-50 by up to 5x); this bound only keeps it from
-// getting worse.
+// 15% target is not met (31.8% over 48 rows at the time of writing: small LLMs are predicted
+// 35-75% fast, ResNet-50 up to 2.4x); this bound only keeps it from getting worse.
 TEST(TrainingValidation, EvaluatesTheRowsItCoversAndNamesTheRest) {
   const auto checks = gf::validate::check_training(gf::test::catalog());
   ASSERT_GE(checks.size(), 100u);
@@ -103,7 +102,7 @@ TEST(TrainingValidation, EvaluatesTheRowsItCoversAndNamesTheRest) {
     EXPECT_GT(c.predicted, 0) << c.id;
   }
   EXPECT_GE(evaluated, 45);
-  EXPECT_LT(sum / static_cast<double>(evaluated), 0.65);
+  EXPECT_LT(sum / static_cast<double>(evaluated), 0.34);
 }
 
 }  // namespace

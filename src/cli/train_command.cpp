@@ -40,6 +40,9 @@ void TrainOptions::add_to(CLI::App& app) {
   app.add_option("--micro-batch", micro_batch, "Sequences (samples) per micro-batch");
   app.add_option("--global-batch", global_batch, "Sequences per step (gradient accumulation follows)");
   app.add_option("--recompute", recompute, "none | selective | full");
+  app.add_option("--attention", attention,
+                 "flash (FlashAttention, the default of today's frameworks) | unfused (scores in HBM: Megatron-LM "
+                 "before 2023, BERT in PyTorch)");
   app.add_option("--precision", precision, "fp32 | fp16 | bf16 | fp8");
   app.add_option("--zero", zero, "DeepSpeed ZeRO stage: 0 | 1 | 2 (3 not modelled yet)");
   app.add_option("--fsdp", fsdp, "PyTorch FSDP: grad-op (full and hybrid not modelled yet)");
@@ -128,6 +131,9 @@ std::string TrainOptions::run() const {
     o.memory.recompute = work::Recompute::full;
   else
     throw InputError({}, "--recompute", "got '" + recompute + "'", "none, selective, full");
+  if (attention != "flash" && attention != "unfused")
+    throw InputError({}, "--attention", "got '" + attention + "'", "flash, unfused");
+  o.memory.flash_attention = attention == "flash";
   if (precision == "fp32")
     o.memory.precision = work::Precision::fp32;
   else if (precision == "fp16")

@@ -108,6 +108,9 @@ std::vector<TrainingCheck> check_training(const hw::Catalog& catalog) {
     o.memory.recompute = rc == "full"        ? work::Recompute::full
                          : rc == "selective" ? work::Recompute::selective
                                              : work::Recompute::none;
+    // The attention kernels the run used: FlashAttention unless the row says the scores went
+    // through HBM (frameworks before FlashAttention, 2022).
+    o.memory.flash_attention = !(r["attention"] && r["attention"].Scalar() == "unfused");
     try {
       auto spec = topo::load_preset(preset->second, catalog);
       topo::ClusterOverrides ov;

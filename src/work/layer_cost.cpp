@@ -47,6 +47,22 @@ double attention_seconds(const ComputeContext& c, double batch, double heads, do
   return flops / (peak_flops(c) * std::max(0.05, fraction));
 }
 
+double unfused_attention_seconds(const ComputeContext& c, double batch, double heads, double queries, double keys,
+                                 long head_dim, bool backward) {
+  // Scores and probabilities live in HBM: two batched GEMMs forward (scores = Q K^T, out = P V),
+  // four backward; each a GEMM over every head of the micro-batch at the GEMM curve (the mask
+  // saves nothing: the whole square is computed). Between them the element-wise kernels stream
+  // the score matrix: forward the fused scale-mask-softmax (read and write 2-byte scores) and
+  // the dropout on the probabilities (read, write, a 1-byte mask): 9 bytes per score; backward
+  // the dropout's (read the gradient and the mask, write) and the softmax's (read the
+  // probabilities and the gradient, write): 11 bytes per score.
+  const double d = static_cast<double>(head_dim);
+  const double rows = batch * heads * queries;
+  const double gemms = gemm_seconds(c, rows, keys, d) + gemm_seconds(c, rows, d, keys);
+  const double scores = rows * keys;
+  return backward ? 2 * gemms + memory_seconds(c, 11 * scores) : gemms + memory_seconds(c, 9 * scores);
+}
+
 double memory_seconds(const ComputeContext& c, double bytes) {
   return bytes / (c.gpu.memory_bandwidth.value() * c.efficiency.memory_fraction());
 }
@@ -73,8 +89,13 @@ TransformerLayerCost transformer_layer_cost(const ModelSpec& m, const ParallelLa
   const bool causal = m.kind == ModelKind::decoder;
   const double heads = static_cast<double>(m.heads) / t;
   // Context parallelism (ring attention): this GPU's queries against the whole sequence.
-  const double core_f = attention_seconds(c, b, heads, s, s * cp, m.head_dim, causal, false);
-  const double core_b = attention_seconds(c, b, heads, s, s * cp, m.head_dim, causal, true);
+  // FP8 training (Transformer Engine's recipes) runs the linear layers in FP8 and the attention
+  // core in 16 bits.
+  const ComputeContext a{c.gpu, c.precision == Precision::fp8 ? Precision::bf16 : c.precision, c.efficiency};
+  const double core_f = o.flash_attention ? attention_seconds(a, b, heads, s, s * cp, m.head_dim, causal, false)
+                                          : unfused_attention_seconds(a, b, heads, s, s * cp, m.head_dim, false);
+  const double core_b = o.flash_attention ? attention_seconds(a, b, heads, s, s * cp, m.head_dim, causal, true)
+                                          : unfused_attention_seconds(a, b, heads, s, s * cp, m.head_dim, true);
   out.attention_forward = qkv + core_f + proj + elementwise;
   // Backward: every GEMM twice (input and weight gradients), the attention's own backward.
   out.attention_backward = 2 * (qkv + proj) + core_b + 2 * elementwise;

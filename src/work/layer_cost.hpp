@@ -24,6 +24,10 @@ double gemm_seconds(const ComputeContext& c, double m, double n, double k);
 // FlashAttention over `heads` heads of `head_dim`, `queries` against `keys` per sequence.
 double attention_seconds(const ComputeContext& c, double batch, double heads, double queries, double keys,
                          long head_dim, bool causal, bool backward);
+// Attention without FlashAttention (Megatron-LM before 2023, BERT in PyTorch): the scores are
+// written to HBM, softmax and dropout stream them, batched GEMMs on either side.
+double unfused_attention_seconds(const ComputeContext& c, double batch, double heads, double queries, double keys,
+                                 long head_dim, bool backward);
 // A memory-bound kernel moving `bytes` through HBM.
 double memory_seconds(const ComputeContext& c, double bytes);
 

@@ -136,15 +136,23 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
       pp_p2p_s = cache.collective({stages[0], stages[1]}, comm::Op::sendrecv, bytes, dtype).time.value();
     }
   } else {
-    // A generic model: its forward FLOPs per sample at the GEMM ceiling, backward twice that.
+    // A generic model: its forward FLOPs per sample at the GEMM ceiling, backward twice that;
+    // beside them the memory-bound kernels between (normalisation, activation functions): every
+    // activation byte the step keeps is written and read in the forward pass, and read, with its
+    // gradient written and read, in the backward pass. The file's activation bytes are 16-bit
+    // ones; fp32 doubles them.
     const double flops = m.flops_per_sample * static_cast<double>(micro);
     const GemmModel gm = eff.gemm(t.gpu_spec(), o.memory.precision);
-    const double fwd = flops / (peak_flops(ctx) * gm.ceiling);
+    const double activations =
+        m.activation_bytes_per_sample * static_cast<double>(micro) * (o.memory.precision == Precision::fp32 ? 2 : 1);
+    const double fwd = flops / (peak_flops(ctx) * gm.ceiling) + memory_seconds(ctx, 2 * activations);
+    const double bwd = 2 * flops / (peak_flops(ctx) * gm.ceiling) + memory_seconds(ctx, 3 * activations);
     // Gradients appear through the backward pass: spread them over ten equal blocks.
-    for (int i = 0; i < 10; ++i)
-      layers.push_back({fmt::format("block {}", i), fwd / 10, 2 * fwd / 10, m.params * 4 / 10});
+    for (int i = 0; i < 10; ++i) layers.push_back({fmt::format("block {}", i), fwd / 10, bwd / 10, m.params * 4 / 10});
     params_here = m.params;
-    out.assumptions.push_back("a generic model's kernels run at its GPU's GEMM ceiling, in ten equal blocks");
+    out.assumptions.push_back(
+        "a generic model's FLOPs run at its GPU's GEMM ceiling and its activations cross HBM five times a step, in "
+        "ten equal blocks");
   }
   // The optimizer: Adam streams weights, gradients and its states through HBM (about 30 bytes
   // per parameter held, read and written), sharded as the optimizer states are.
