@@ -44,8 +44,8 @@ void TrainOptions::add_to(CLI::App& app) {
                  "flash (FlashAttention, the default of today's frameworks) | unfused (scores in HBM: Megatron-LM "
                  "before 2023, BERT in PyTorch)");
   app.add_option("--precision", precision, "fp32 | fp16 | bf16 | fp8");
-  app.add_option("--zero", zero, "DeepSpeed ZeRO stage: 0 | 1 | 2 (3 not modelled yet)");
-  app.add_option("--fsdp", fsdp, "PyTorch FSDP: grad-op (full and hybrid not modelled yet)");
+  app.add_option("--zero", zero, "DeepSpeed ZeRO stage: 0 | 1 | 2 | 3");
+  app.add_option("--fsdp", fsdp, "PyTorch FSDP: full | grad-op | hybrid (sharded inside a node)");
   app.add_flag("--distributed-optimizer", distributed_optimizer, "Megatron's distributed optimizer");
   app.add_option("--bucket-mb", bucket_mb, "DDP gradient bucket, MiB");
   app.add_option("--scale", scale, "Node counts for a scaling curve, e.g. 1,2,4,16");

@@ -55,10 +55,6 @@ std::vector<TrainingCheck> check_training(const hw::Catalog& catalog) {
       skip("context or expert parallelism (not modelled yet)");
       continue;
     }
-    if (!fsdp.empty() && fsdp != "none" && fsdp != "grad-op" && fsdp != "no" && fsdp != "false") {
-      skip("FSDP full sharding (not modelled yet)");
-      continue;
-    }
     const std::string gpu = r["gpu"].Scalar();
     const auto preset = presets().find(gpu);
     if (preset == presets().end()) {
@@ -108,6 +104,16 @@ std::vector<TrainingCheck> check_training(const hw::Catalog& catalog) {
     o.memory.recompute = rc == "full"        ? work::Recompute::full
                          : rc == "selective" ? work::Recompute::selective
                                              : work::Recompute::none;
+    // Sharding as the row gives it: FSDP's strategy, or a ZeRO stage.
+    const long zero = integer(r, "zero", 0);
+    o.memory.sharding = fsdp == "full"      ? work::Sharding::fsdp_full
+                        : fsdp == "hybrid"  ? work::Sharding::fsdp_hybrid
+                        : fsdp == "grad-op" ? work::Sharding::fsdp_grad_op
+                        : zero == 1         ? work::Sharding::zero1
+                        : zero == 2         ? work::Sharding::zero2
+                        : zero == 3         ? work::Sharding::zero3
+                                            : work::Sharding::none;
+    o.memory.distributed_optimizer = r["distributed_optimizer"] && r["distributed_optimizer"].as<bool>(false);
     // The attention kernels the run used: FlashAttention unless the row says the scores went
     // through HBM (frameworks before FlashAttention, 2022).
     o.memory.flash_attention = !(r["attention"] && r["attention"].Scalar() == "unfused");

@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 
 #include "comm/model.hpp"
 #include "core/error.hpp"
 #include "work/ddp_step.hpp"
+#include "work/fsdp_step.hpp"
 #include "work/layer_cost.hpp"
 
 namespace gf::work {
@@ -34,6 +36,58 @@ std::vector<std::vector<long>> concurrent_groups(const std::vector<std::vector<l
   return out;
 }
 
+// ZeRO-3 and FSDP FULL_SHARD shard over the whole data-parallel group; HYBRID_SHARD over the
+// group's ranks inside one node, replicated across nodes.
+DdpStep fully_sharded(TrainingContext& cache, const ParallelLayout& l, const TrainOptions& o,
+                      const std::vector<LayerCost>& layers, TrainResult& out, double optimizer_s) {
+  const topo::Topology& t = cache.topology();
+  const long per_node = t.gpus_per_node();
+  const auto all = groups(l, o.order, Axis::dp);
+  std::vector<std::vector<long>> shards;
+  std::vector<long> replicas;  // the representative shard's peers on the other nodes
+  if (o.memory.sharding == Sharding::fsdp_hybrid) {
+    for (const auto& g : all) {
+      std::map<long, std::vector<long>> by_node;
+      for (long gpu : g) by_node[gpu / per_node].push_back(gpu);
+      for (auto& [node, members] : by_node) shards.push_back(members);
+    }
+    const std::size_t position = 0;  // GPU 0 is the first rank of its node's shard
+    std::map<long, std::vector<long>> by_node;
+    for (long gpu : all.front()) by_node[gpu / per_node].push_back(gpu);
+    for (const auto& [node, members] : by_node) replicas.push_back(members[position]);
+  } else {
+    shards = all;
+  }
+  FsdpOptions f;
+  f.accumulation = out.micro_batches;
+  f.optimizer_s = optimizer_s;
+  f.param_bytes = o.memory.precision == Precision::fp32 ? 4 : 2;
+  f.grad_bytes = f.param_bytes;
+  f.replicate = replicas.size() > 1;
+  f.replica_fraction = 1.0 / static_cast<double>(shards.front().size());
+  const std::string dtype = o.memory.precision == Precision::fp32 ? "float" : "bfloat16";
+  const auto together = concurrent_groups(shards, per_node);
+  const comm::Communicator& shard = cache.communicator(shards.front());
+  const double reference = 25.0 * 1024 * 1024;  // a layer's worth, for the contention ratio
+  const double gather_stretch = cache.contention(together, comm::Op::all_gather, reference, dtype);
+  const double scatter_stretch = cache.contention(together, comm::Op::reduce_scatter, reference, dtype);
+  const comm::Communicator* replica = f.replicate ? &cache.communicator(replicas) : nullptr;
+  auto time_of = [&](comm::Op op, double bytes) {
+    if (shard.ranks() < 2 && op != comm::Op::all_reduce) return CollectiveTimes{};
+    const comm::Communicator& c = op == comm::Op::all_reduce ? *replica : shard;
+    const auto& r = cache.collective(c, op, bytes, dtype);
+    const double stretch = op == comm::Op::all_gather       ? gather_stretch
+                           : op == comm::Op::reduce_scatter ? scatter_stretch
+                                                            : 1.0;
+    return CollectiveTimes{r.time.value(), (r.time + r.data_time * (stretch - 1)).value()};
+  };
+  out.assumptions.push_back(fmt::format(
+      "fully sharded: parameters gathered and gradients reduced in {} every micro-batch, one FSDP unit per layer, "
+      "gathers one layer ahead",
+      dtype));
+  return fsdp_schedule(layers, f, time_of);
+}
+
 }  // namespace
 
 TrainResult train_step(const topo::Topology& t, const ModelSpec& m, const TrainOptions& o) {
@@ -59,9 +113,6 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
   refuse(!m.is_transformer() && l.pp > 1, "--pp", "a generic model has no layers to stage", "--pp 1");
   refuse(l.cp > 1, "--cp", "context parallelism is not modelled yet", "--cp 1");
   refuse(l.ep > 1, "--ep", "expert parallelism is not modelled yet", "--ep 1");
-  refuse(o.memory.sharding == Sharding::zero3 || o.memory.sharding == Sharding::fsdp_full ||
-             o.memory.sharding == Sharding::fsdp_hybrid,
-         "--zero", "full sharding (ZeRO-3, FSDP full or hybrid) is not modelled yet", "--zero 0|1|2, --fsdp grad-op");
   if (m.is_transformer()) {
     refuse(m.heads % l.tp != 0, "--tp", fmt::format("TP {} does not divide the {} heads", l.tp, m.heads),
            "a TP size dividing the attention heads");
@@ -168,8 +219,12 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
                        mem.sharding == Sharding::fsdp_grad_op || mem.distributed_optimizer;
   d.reduce_scatter = sharded;
   d.gather_bytes = sharded ? params_here * (o.memory.precision == Precision::fp32 ? 4 : 2) : 0;
+  const bool full_shard =
+      mem.sharding == Sharding::zero3 || mem.sharding == Sharding::fsdp_full || mem.sharding == Sharding::fsdp_hybrid;
   DdpStep s;
-  if (l.dp > 1) {
+  if (l.dp > 1 && full_shard) {
+    s = fully_sharded(cache, l, o, layers, out, d.optimizer_s);
+  } else if (l.dp > 1) {
     const auto all = groups(l, o.order, Axis::dp);
     const auto& mine = all.front();
     if (o.full_graph) {

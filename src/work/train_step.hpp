@@ -5,10 +5,11 @@
 // once, sharing the NICs and the fabric). Memory per GPU beside it.
 //
 // Modelled today: data parallelism (DDP buckets; Megatron's distributed optimizer and ZeRO-1/2
-// as reduce-scatter plus a parameter all-gather) with tensor and sequence parallelism, gradient
+// as reduce-scatter plus a parameter all-gather; ZeRO-3 and FSDP full/hybrid as per-layer
+// gathers and reduce-scatters, fsdp_step.hpp) with tensor and sequence parallelism, gradient
 // accumulation, and pipeline parallelism with the 1F1B schedule (interleaved with --vpp) in
-// closed form. Context and expert parallelism and ZeRO-3/FSDP full sharding are refused with a
-// message saying so (train_step throws InputError).
+// closed form. Context and expert parallelism are refused with a message saying so
+// (train_step throws InputError).
 #include <string>
 #include <vector>
 
