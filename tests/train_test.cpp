@@ -60,6 +60,24 @@ TEST(Train, ReportsWhatTheIssueAsksFor) {
   EXPECT_GE(j["hfu"].get<double>(), j["mfu"].get<double>());
 }
 
+// Expert parallelism puts the dispatch and combine all-to-alls in the step, and they cost more
+// when the EP group leaves the NVLink domain; context parallelism splits the activations and
+// hides its key/value exchange behind the attention inside a node.
+TEST(Train, ExpertAndContextParallelism) {
+  const auto inside = train({"--preset", "dgx-h100", "--nodes", "2", "--model", "mixtral-8x7b", "--tp", "2", "--ep",
+                             "4", "--global-batch", "32", "--recompute", "full"});
+  const auto across = train({"--preset", "dgx-h100", "--nodes", "2", "--model", "mixtral-8x7b", "--tp", "2", "--ep",
+                             "8", "--order", "tp-cp-dp-ep-pp", "--global-batch", "32", "--recompute", "full"});
+  EXPECT_GT(inside["breakdown"]["ep_all_to_all"].get<double>(), 0.0);
+  EXPECT_GT(across["breakdown"]["ep_all_to_all"].get<double>(), 2 * inside["breakdown"]["ep_all_to_all"].get<double>());
+  const auto plain = train({"--preset", "dgx-h100", "--model", "llama3.1-8b", "--global-batch", "8"});
+  const auto cp = train({"--preset", "dgx-h100", "--model", "llama3.1-8b", "--cp", "2", "--global-batch", "4"});
+  EXPECT_LT(cp["memory_per_gpu_GiB"].get<double>(), plain["memory_per_gpu_GiB"].get<double>());
+  EXPECT_LT(cp["breakdown"]["cp_exposed"].get<double>(), 0.01 * cp["step_time_s"].get<double>());
+  // Same tokens per step on the same 8 GPUs: CP 2 x DP 4 does the DP 8 job at nearly its pace.
+  EXPECT_NEAR(cp["tokens_per_s"].get<double>() / plain["tokens_per_s"].get<double>(), 1.0, 0.15);
+}
+
 TEST(Train, BadLayoutsAndModelsAreExitTwo) {
   auto code = [](std::vector<std::string> args) {
     args.insert(args.begin(), "train");
@@ -69,8 +87,11 @@ TEST(Train, BadLayoutsAndModelsAreExitTwo) {
   EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "llama3.1-8b", "--tp", "3"}), 2);  // does not divide 8 GPUs
   EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "gpt3-1.3b", "--tp", "8", "--heads", "12"}), 2);
   EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "llama3.1-8b", "--global-batch", "12"}), 2);
-  EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "llama3.1-8b", "--cp", "2"}), 2);  // not modelled yet: said
-  EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "resnet-50", "--pp", "2"}), 2);    // no layers to stage
+  EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "llama3.1-8b", "--ep", "2"}), 2);   // no experts
+  EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "mixtral-8x7b", "--ep", "3"}), 2);  // does not divide DP 8
+  EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "resnet-50", "--cp", "2"}), 2);     // no sequence
+  EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "llama3.1-8b", "--attention", "fa9"}), 2);
+  EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "resnet-50", "--pp", "2"}), 2);  // no layers to stage
   EXPECT_EQ(
       code({"--preset", "dgx-h100", "--layers", "2", "--hidden", "100", "--heads", "3", "--seq", "8", "--vocab", "10"}),
       2);
@@ -88,8 +109,8 @@ TEST(Train, BadLayoutsAndModelsAreExitTwo) {
 namespace {
 
 // The training suite runs every row the model covers and says why it skips the rest. Issue 11's
-// 15% target is not met (43.2% over 103 rows at the time of writing: PyTorch FSDP stacks and
-// small LLMs are predicted 20-95% fast, ResNet-50 up to 2.4x); this bound only keeps it from
+// 15% target is not met (41.4% over 116 rows at the time of writing: PyTorch FSDP stacks and
+// small LLMs are predicted 20-90% fast, ResNet-50 up to 2.4x); this bound only keeps it from
 // getting worse.
 TEST(TrainingValidation, EvaluatesTheRowsItCoversAndNamesTheRest) {
   const auto checks = gf::validate::check_training(gf::test::catalog());
@@ -102,8 +123,8 @@ TEST(TrainingValidation, EvaluatesTheRowsItCoversAndNamesTheRest) {
     sum += std::fabs(c.error);
     EXPECT_GT(c.predicted, 0) << c.id;
   }
-  EXPECT_GE(evaluated, 100);
-  EXPECT_LT(sum / static_cast<double>(evaluated), 0.45);
+  EXPECT_GE(evaluated, 110);
+  EXPECT_LT(sum / static_cast<double>(evaluated), 0.43);
 }
 
 }  // namespace

@@ -130,7 +130,7 @@ TEST(TrainingMemory, LayerActivationsFollowKorthikanti) {
   ParallelLayout l;
   l.tp = 8;
   MemoryOptions o;
-  o.flash_attention = false;
+  o.attention = Attention::unfused;
   const double s = 2048, b = 1, h = 12288, a = 96, t = 8;
   const double sbh = s * b * h;
   EXPECT_NEAR(layer_activation_bytes(m, l, o, false), sbh * (10 + 24 / t + 5 * a * s / (h * t)), 1);
@@ -142,7 +142,7 @@ TEST(TrainingMemory, LayerActivationsFollowKorthikanti) {
   EXPECT_NEAR(layer_activation_bytes(m, l, o, false), 2 * sbh / t, 1);
   // FlashAttention keeps no scores: the same as selective recomputation.
   o.recompute = Recompute::none;
-  o.flash_attention = true;
+  o.attention = Attention::flash;
   EXPECT_NEAR(layer_activation_bytes(m, l, o, false), sbh * 34 / t, 1);
 }
 

@@ -32,8 +32,8 @@ void TrainOptions::add_to(CLI::App& app) {
   app.add_option("--tp", tp, "Tensor-parallel size");
   app.add_option("--pp", pp, "Pipeline stages (1F1B; interleaved with --vpp)");
   app.add_option("--dp", dp, "Data-parallel size (default: the GPUs left by TP x PP x CP)");
-  app.add_option("--cp", cp, "Context-parallel size (not modelled yet: 1)");
-  app.add_option("--ep", ep, "Expert-parallel size (not modelled yet: 1)");
+  app.add_option("--cp", cp, "Context-parallel size (ring attention over the sequence)");
+  app.add_option("--ep", ep, "Expert-parallel size (carved out of DP; all-to-all dispatch and combine)");
   app.add_option("--vpp", vpp, "Virtual pipeline stages");
   app.add_option("--order", order, "Rank order, innermost first (Megatron's: tp-cp-ep-dp-pp)");
   app.add_flag("--sequence-parallel", sequence_parallel, "Megatron's sequence parallelism with TP");
@@ -41,8 +41,9 @@ void TrainOptions::add_to(CLI::App& app) {
   app.add_option("--global-batch", global_batch, "Sequences per step (gradient accumulation follows)");
   app.add_option("--recompute", recompute, "none | selective | full");
   app.add_option("--attention", attention,
-                 "flash (FlashAttention, the default of today's frameworks) | unfused (scores in HBM: Megatron-LM "
-                 "before 2023, BERT in PyTorch)");
+                 "flash (the best published FlashAttention for the GPU: FA3 on Hopper; the default) | flash2 "
+                 "(FlashAttention-2: PyTorch SDPA, flash-attn 2) | unfused (scores in HBM: Megatron-LM before 2023, "
+                 "BERT in PyTorch)");
   app.add_option("--precision", precision, "fp32 | fp16 | bf16 | fp8");
   app.add_option("--zero", zero, "DeepSpeed ZeRO stage: 0 | 1 | 2 | 3");
   app.add_option("--fsdp", fsdp, "PyTorch FSDP: full | grad-op | hybrid (sharded inside a node)");
@@ -131,9 +132,14 @@ std::string TrainOptions::run() const {
     o.memory.recompute = work::Recompute::full;
   else
     throw InputError({}, "--recompute", "got '" + recompute + "'", "none, selective, full");
-  if (attention != "flash" && attention != "unfused")
-    throw InputError({}, "--attention", "got '" + attention + "'", "flash, unfused");
-  o.memory.flash_attention = attention == "flash";
+  if (attention == "flash")
+    o.memory.attention = work::Attention::flash;
+  else if (attention == "flash2")
+    o.memory.attention = work::Attention::flash2;
+  else if (attention == "unfused")
+    o.memory.attention = work::Attention::unfused;
+  else
+    throw InputError({}, "--attention", "got '" + attention + "'", "flash, flash2, unfused");
   if (precision == "fp32")
     o.memory.precision = work::Precision::fp32;
   else if (precision == "fp16")
@@ -221,6 +227,8 @@ std::string TrainOptions::run() const {
                       {"optimizer", r.breakdown.optimizer_s},
                       {"pipeline_bubble", r.breakdown.pp_bubble_s},
                       {"pipeline_p2p", r.breakdown.pp_p2p_s},
+                      {"cp_exposed", r.breakdown.cp_s},
+                      {"ep_all_to_all", r.breakdown.ep_s},
                       {"data_stall", 0.0}};
     j["bottleneck"] = r.bottleneck;
     j["assumptions"] = r.assumptions;
@@ -268,6 +276,8 @@ std::string TrainOptions::run() const {
     row("pipeline bubble", r.breakdown.pp_bubble_s);
     row("pipeline send/recv", r.breakdown.pp_p2p_s);
   }
+  if (o.layout.cp > 1) row("context-parallel exchange (exposed)", r.breakdown.cp_s);
+  if (o.layout.ep > 1) row("expert all-to-all", r.breakdown.ep_s);
   row("optimizer", r.breakdown.optimizer_s);
   out += "\n" + b.render();
   out += fmt::format("\nbottleneck: {}\n", r.bottleneck);

@@ -51,10 +51,6 @@ std::vector<TrainingCheck> check_training(const hw::Catalog& catalog) {
     };
     const long pp = integer(r, "pp", 1), cp = integer(r, "cp", 1), ep = integer(r, "ep", 1);
     const std::string fsdp = r["fsdp"] && r["fsdp"].IsScalar() ? r["fsdp"].Scalar() : "";
-    if (cp > 1 || ep > 1) {
-      skip("context or expert parallelism (not modelled yet)");
-      continue;
-    }
     const std::string gpu = r["gpu"].Scalar();
     const auto preset = presets().find(gpu);
     if (preset == presets().end()) {
@@ -91,7 +87,9 @@ std::vector<TrainingCheck> check_training(const hw::Catalog& catalog) {
     o.layout.tp = integer(r, "tp", 1);
     o.layout.pp = pp;
     o.layout.vpp = integer(r, "vpp", 1);
-    o.layout.dp = integer(r, "dp", c.gpus / std::max<long>(1, o.layout.tp * pp));
+    o.layout.cp = cp;
+    o.layout.ep = ep;
+    o.layout.dp = integer(r, "dp", c.gpus / std::max<long>(1, o.layout.tp * pp * cp));
     o.layout.sequence_parallel = r["sequence_parallel"] && r["sequence_parallel"].as<bool>(false);
     o.memory.micro_batch = integer(r, "micro_batch", 1);
     o.global_batch = integer(r, "global_batch", 0);
@@ -116,7 +114,10 @@ std::vector<TrainingCheck> check_training(const hw::Catalog& catalog) {
     o.memory.distributed_optimizer = r["distributed_optimizer"] && r["distributed_optimizer"].as<bool>(false);
     // The attention kernels the run used: FlashAttention unless the row says the scores went
     // through HBM (frameworks before FlashAttention, 2022).
-    o.memory.flash_attention = !(r["attention"] && r["attention"].Scalar() == "unfused");
+    const std::string attention = r["attention"] ? r["attention"].Scalar() : "flash";
+    o.memory.attention = attention == "unfused"  ? work::Attention::unfused
+                         : attention == "flash2" ? work::Attention::flash2
+                                                 : work::Attention::flash;
     try {
       auto spec = topo::load_preset(preset->second, catalog);
       topo::ClusterOverrides ov;

@@ -125,8 +125,10 @@ ComputeEfficiency ComputeEfficiency::parse(const std::string& text, const std::s
         for (const auto& p : e["points"])
           c.points.push_back({number_of(p, "seq_len", file), number_of(p, "fraction", file)});
         std::sort(c.points.begin(), c.points.end());
-        // Only FlashAttention-3 and -2 curves of 16-bit precision stand for the training kernel.
-        if (text_of(e, "kernel") == "flash-attention-3" && c.precision != "fp8") fam.attention.push_back(c);
+        // FlashAttention-3 and -2 curves of 16-bit precision stand for the training kernels.
+        c.kernel = text_of(e, "kernel");
+        if ((c.kernel == "flash-attention-3" || c.kernel == "flash-attention-2") && c.precision != "fp8")
+          fam.attention.push_back(c);
       }
     }
     out.families_.push_back(std::move(fam));
@@ -188,14 +190,19 @@ GemmModel ComputeEfficiency::gemm(const hw::GpuSpec& gpu, Precision p) const {
 }
 
 double ComputeEfficiency::attention(const hw::GpuSpec& gpu, Precision, long seq, long head_dim, bool causal,
-                                    bool backward) const {
+                                    bool backward, const std::string& kernel) const {
   const Family* f = family_of(gpu);
   if (f == nullptr) return 0.5;
+  // The pass must match; then the kernel asked for (where the family has any curve of it for
+  // this pass), then the mask, then the nearest head size.
+  const bool has_kernel = std::any_of(f->attention.begin(), f->attention.end(),
+                                      [&](const Curve& c) { return c.backward == backward && c.kernel == kernel; });
   const Curve* best = nullptr;
   long best_gap = std::numeric_limits<long>::max();
   for (const auto& c : f->attention) {
-    if (c.backward != backward || c.causal != causal) continue;
-    const long gap = std::labs(c.head_dim - head_dim);
+    if (c.backward != backward) continue;
+    if (has_kernel ? c.kernel != kernel : c.kernel != "flash-attention-3") continue;
+    const long gap = std::labs(c.head_dim - head_dim) + (c.causal != causal ? 100000 : 0);
     if (gap < best_gap) {
       best = &c;
       best_gap = gap;

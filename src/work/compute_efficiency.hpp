@@ -33,8 +33,10 @@ public:
   // (said in `source`).
   [[nodiscard]] GemmModel gemm(const hw::GpuSpec& gpu, Precision p) const;
   // FlashAttention's fraction of peak for one pass at this sequence length and head size.
+  // `kernel` ("flash-attention-3", "flash-attention-2") picks that kernel's curves where the
+  // family has them; otherwise the family's curves stand for it.
   [[nodiscard]] double attention(const hw::GpuSpec& gpu, Precision p, long seq, long head_dim, bool causal,
-                                 bool backward) const;
+                                 bool backward, const std::string& kernel = "flash-attention-3") const;
   // Fraction of HBM bandwidth memory-bound kernels (norms, activations, the optimizer) reach.
   [[nodiscard]] double memory_fraction() const { return memory_fraction_; }
   [[nodiscard]] const std::vector<std::string>& assumptions() const { return assumptions_; }
@@ -46,6 +48,7 @@ private:
     bool backward = false;
     bool causal = false;
     long head_dim = 0;
+    std::string kernel;
     std::vector<std::pair<double, double>> points;  // (seq, fraction)
   };
   struct Family {

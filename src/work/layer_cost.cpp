@@ -42,8 +42,8 @@ double attention_seconds(const ComputeContext& c, double batch, double heads, do
   // halved where the mask leaves half the scores out.
   double flops = 4 * batch * heads * queries * keys * static_cast<double>(head_dim) * (causal ? 0.5 : 1.0);
   if (backward) flops *= 2.5;
-  const double fraction =
-      c.efficiency.attention(c.gpu, c.precision, static_cast<long>(keys), head_dim, causal, backward);
+  const double fraction = c.efficiency.attention(c.gpu, c.precision, static_cast<long>(keys), head_dim, causal,
+                                                 backward, c.attention_kernel);
   return flops / (peak_flops(c) * std::max(0.05, fraction));
 }
 
@@ -91,11 +91,14 @@ TransformerLayerCost transformer_layer_cost(const ModelSpec& m, const ParallelLa
   // Context parallelism (ring attention): this GPU's queries against the whole sequence.
   // FP8 training (Transformer Engine's recipes) runs the linear layers in FP8 and the attention
   // core in 16 bits.
-  const ComputeContext a{c.gpu, c.precision == Precision::fp8 ? Precision::bf16 : c.precision, c.efficiency};
-  const double core_f = o.flash_attention ? attention_seconds(a, b, heads, s, s * cp, m.head_dim, causal, false)
-                                          : unfused_attention_seconds(a, b, heads, s, s * cp, m.head_dim, false);
-  const double core_b = o.flash_attention ? attention_seconds(a, b, heads, s, s * cp, m.head_dim, causal, true)
-                                          : unfused_attention_seconds(a, b, heads, s, s * cp, m.head_dim, true);
+  const ComputeContext a{c.gpu, c.precision == Precision::fp8 ? Precision::bf16 : c.precision, c.efficiency,
+                         o.attention == Attention::flash2 ? "flash-attention-2" : "flash-attention-3"};
+  const double core_f = o.attention != Attention::unfused
+                            ? attention_seconds(a, b, heads, s, s * cp, m.head_dim, causal, false)
+                            : unfused_attention_seconds(a, b, heads, s, s * cp, m.head_dim, false);
+  const double core_b = o.attention != Attention::unfused
+                            ? attention_seconds(a, b, heads, s, s * cp, m.head_dim, causal, true)
+                            : unfused_attention_seconds(a, b, heads, s, s * cp, m.head_dim, true);
   out.attention_forward = qkv + core_f + proj + elementwise;
   // Backward: every GEMM twice (input and weight gradients), the attention's own backward.
   out.attention_backward = 2 * (qkv + proj) + core_b + 2 * elementwise;
@@ -132,6 +135,10 @@ TransformerLayerCost transformer_layer_cost(const ModelSpec& m, const ParallelLa
   } else if (o.recompute == Recompute::selective) {
     out.attention_backward += core_f;
   }
+  out.attention_core_forward = core_f;
+  out.attention_core_backward = core_b;
+  if (l.cp > 1) out.cp_chunk_bytes = 2 * tokens * kv / t * e;  // this TP rank's heads
+  if (moe_layer && m.moe && l.ep > 1) out.dispatch_bytes = tokens / sp * m.moe->top_k * h * e;
   // Each TP collective moves the micro-batch's hidden states.
   out.tp_bytes = l.tp > 1 ? tokens * h * e : 0;
   // Gradients as DDP reduces them: fp32 main gradients (4 bytes), Megatron's default for mixed

@@ -14,6 +14,7 @@ struct ComputeContext {
   const hw::GpuSpec& gpu;
   Precision precision;
   const ComputeEfficiency& efficiency;
+  const char* attention_kernel = "flash-attention-3";  // the curves FlashAttention is timed with
 };
 
 // Dense peak FLOP/s of the GPU for the precision's matmuls (fp32 training runs TF32).
@@ -39,6 +40,14 @@ struct TransformerLayerCost {
   double tp_bytes = 0;        // bytes of each TP collective (an all-reduce, or an all-gather and a
                               // reduce-scatter with sequence parallelism), per half, per pass
   double gradient_bytes = 0;  // this GPU's gradients of the layer
+  // Context parallelism (ring attention): the attention core's own time, which the exchange of
+  // key/value chunks around the CP ring overlaps, and the bytes of one chunk (K and V).
+  double attention_core_forward = 0;
+  double attention_core_backward = 0;
+  double cp_chunk_bytes = 0;
+  // Expert parallelism: bytes each GPU sends in one all-to-all (dispatch or combine): its
+  // tokens' hidden states, once per expert each is routed to.
+  double dispatch_bytes = 0;
 };
 
 TransformerLayerCost transformer_layer_cost(const ModelSpec& m, const ParallelLayout& l, const MemoryOptions& o,

@@ -36,13 +36,35 @@ std::vector<std::vector<long>> concurrent_groups(const std::vector<std::vector<l
   return out;
 }
 
+// The groups gradients are reduced over: the data-parallel ones, joined with their context-
+// parallel peers (the CP ranks hold the same parameters and saw different tokens), as Megatron's
+// data-parallel-with-context-parallel groups. Expert parameters are reduced over this whole
+// group too, not the smaller expert-data-parallel one (an approximation: per rank a ring moves
+// nearly the same bytes either way).
+std::vector<std::vector<long>> gradient_groups(const ParallelLayout& l, const RankOrder& order) {
+  auto dp = groups(l, order, Axis::dp);
+  if (l.cp <= 1) return dp;
+  std::vector<std::vector<long>> out;
+  std::vector<bool> seen(static_cast<std::size_t>(l.gpus()), false);
+  for (const auto& g : dp) {
+    if (seen[static_cast<std::size_t>(g.front())]) continue;
+    std::vector<long> joined;
+    for (long gpu : g)
+      for (long peer : group_of(l, order, Axis::cp, gpu)) joined.push_back(peer);
+    std::sort(joined.begin(), joined.end());
+    for (long gpu : joined) seen[static_cast<std::size_t>(gpu)] = true;
+    out.push_back(std::move(joined));
+  }
+  return out;
+}
+
 // ZeRO-3 and FSDP FULL_SHARD shard over the whole data-parallel group; HYBRID_SHARD over the
 // group's ranks inside one node, replicated across nodes.
 DdpStep fully_sharded(TrainingContext& cache, const ParallelLayout& l, const TrainOptions& o,
                       const std::vector<LayerCost>& layers, TrainResult& out, double optimizer_s) {
   const topo::Topology& t = cache.topology();
   const long per_node = t.gpus_per_node();
-  const auto all = groups(l, o.order, Axis::dp);
+  const auto all = gradient_groups(l, o.order);
   std::vector<std::vector<long>> shards;
   std::vector<long> replicas;  // the representative shard's peers on the other nodes
   if (o.memory.sharding == Sharding::fsdp_hybrid) {
@@ -111,8 +133,16 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
   refuse(m.is_transformer() && l.pp > m.layers, "--pp", fmt::format("{} stages for {} layers", l.pp, m.layers),
          "at most one stage per layer");
   refuse(!m.is_transformer() && l.pp > 1, "--pp", "a generic model has no layers to stage", "--pp 1");
-  refuse(l.cp > 1, "--cp", "context parallelism is not modelled yet", "--cp 1");
-  refuse(l.ep > 1, "--ep", "expert parallelism is not modelled yet", "--ep 1");
+  refuse(!m.is_transformer() && l.cp > 1, "--cp", "a generic model has no sequence to split", "--cp 1");
+  refuse(l.ep > 1 && !m.moe, "--ep", fmt::format("{} has no experts", m.name), "--ep 1 for a dense model");
+  refuse(l.ep > 1 && l.dp % l.ep != 0, "--ep", fmt::format("EP {} does not divide DP {}", l.ep, l.dp),
+         "an EP size dividing the data-parallel size (Megatron carves EP out of DP)");
+  refuse(l.ep > 1 && m.moe && m.moe->experts % l.ep != 0, "--ep",
+         fmt::format("EP {} does not divide the {} experts", l.ep, m.moe ? m.moe->experts : 0),
+         "an EP size dividing the experts");
+  refuse(l.cp > 1 && m.seq % (2 * l.cp) != 0, "--cp",
+         fmt::format("CP {} does not split the {}-token sequence into 2 x CP equal chunks", l.cp, m.seq),
+         "a CP size with 2 x CP dividing the sequence (Megatron's load-balanced causal split)");
   if (m.is_transformer()) {
     refuse(m.heads % l.tp != 0, "--tp", fmt::format("TP {} does not divide the {} heads", l.tp, m.heads),
            "a TP size dividing the attention heads");
@@ -148,8 +178,27 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
   double pp_p2p_s = 0;  // one stage-to-stage send of a micro-batch's activations
   double params_here = 0;
   if (m.is_transformer()) {
-    const double tokens = static_cast<double>(micro * m.seq);
+    const double tokens = static_cast<double>(micro * m.seq) / static_cast<double>(l.cp);
     const double h = static_cast<double>(m.hidden);
+    // Ring attention: each of CP - 1 steps passes a key/value chunk to the next CP rank while
+    // the attention core works on the one it holds (Transformer Engine's context parallelism);
+    // backward passes the chunk and its gradient. Only what the core does not cover shows.
+    const std::vector<long> cp_ring = l.cp > 1 ? group_of(l, o.order, Axis::cp, 0) : std::vector<long>{};
+    auto cp_exposed = [&](const TransformerLayerCost& c) {
+      if (cp_ring.size() < 2 || c.cp_chunk_bytes <= 0) return std::pair{0.0, 0.0};
+      const double step =
+          cache.collective({cp_ring[0], cp_ring[1]}, comm::Op::sendrecv, c.cp_chunk_bytes, dtype).time.value();
+      const double steps = static_cast<double>(l.cp - 1);
+      return std::pair{std::max(0.0, steps * step - c.attention_core_forward),
+                       std::max(0.0, 2 * steps * step - c.attention_core_backward)};
+    };
+    // Expert parallelism: dispatch and combine all-to-alls in each MoE layer's forward and again
+    // in its backward, in the critical path.
+    const comm::Communicator* ep_group = l.ep > 1 ? &cache.communicator(group_of(l, o.order, Axis::ep, 0)) : nullptr;
+    auto dispatch_s = [&](const TransformerLayerCost& c) {
+      if (ep_group == nullptr || c.dispatch_bytes <= 0) return 0.0;
+      return cache.collective(*ep_group, comm::Op::alltoall, c.dispatch_bytes, dtype).time.value();
+    };
     // Embedding lookup is memory work; the output projection a GEMM over the vocabulary.
     const double head_f = gemm_seconds(ctx, tokens, static_cast<double>(m.vocab) / static_cast<double>(l.tp), h);
     // The stages split the layers evenly; the first holds the embedding, the last the output
@@ -164,9 +213,14 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
       const bool moe = m.moe && i >= m.moe->dense_layers;
       const TransformerLayerCost c = transformer_layer_cost(m, l, mem, ctx, moe);
       const double tp_s = tp_collective_s(c.tp_bytes);
-      layers.push_back({fmt::format("layer {}", i), c.attention_forward + c.ffn_forward + 2 * tp_s,
-                        c.attention_backward + c.ffn_backward + 2 * tp_s, c.gradient_bytes});
-      out.breakdown.tp_s += 4 * tp_s * static_cast<double>(out.micro_batches);
+      const auto [cp_f, cp_b] = cp_exposed(c);
+      const double a2a = dispatch_s(c);
+      layers.push_back({fmt::format("layer {}", i), c.attention_forward + c.ffn_forward + 2 * tp_s + cp_f + 2 * a2a,
+                        c.attention_backward + c.ffn_backward + 2 * tp_s + cp_b + 2 * a2a, c.gradient_bytes});
+      const double mbs = static_cast<double>(out.micro_batches);
+      out.breakdown.tp_s += 4 * tp_s * mbs;
+      out.breakdown.cp_s += (cp_f + cp_b) * mbs;
+      out.breakdown.ep_s += 4 * a2a * mbs;
       params_here += c.gradient_bytes / 4;
     }
     const double vocab_params = static_cast<double>(m.vocab) * h / static_cast<double>(l.tp);
@@ -207,7 +261,8 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
   }
   // The optimizer: Adam streams weights, gradients and its states through HBM (about 30 bytes
   // per parameter held, read and written), sharded as the optimizer states are.
-  const double shards = mem.sharding != Sharding::none || mem.distributed_optimizer ? static_cast<double>(l.dp) : 1.0;
+  const double shards =
+      mem.sharding != Sharding::none || mem.distributed_optimizer ? static_cast<double>(l.dp * l.cp) : 1.0;
   out.breakdown.optimizer_s = memory_seconds(ctx, params_here * 30 / shards);
 
   DdpOptions d;
@@ -222,10 +277,11 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
   const bool full_shard =
       mem.sharding == Sharding::zero3 || mem.sharding == Sharding::fsdp_full || mem.sharding == Sharding::fsdp_hybrid;
   DdpStep s;
-  if (l.dp > 1 && full_shard) {
+  const bool reduces = l.dp * l.cp > 1;
+  if (reduces && full_shard) {
     s = fully_sharded(cache, l, o, layers, out, d.optimizer_s);
-  } else if (l.dp > 1) {
-    const auto all = groups(l, o.order, Axis::dp);
+  } else if (reduces) {
+    const auto all = gradient_groups(l, o.order);
     const auto& mine = all.front();
     if (o.full_graph) {
       std::vector<const comm::Communicator*> dp;
@@ -269,7 +325,8 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
       static_cast<double>(l.pp - 1) / static_cast<double>(std::max<long>(1, l.vpp)) * (per_micro + 2 * pp_p2p_s);
   out.breakdown.pp_p2p_s = l.pp > 1 ? 2 * mb * pp_p2p_s : 0;
   out.step_s = s.step_s + out.breakdown.pp_bubble_s + out.breakdown.pp_p2p_s;
-  out.breakdown.compute_s = s.compute_s - out.breakdown.optimizer_s - out.breakdown.tp_s;
+  out.breakdown.compute_s =
+      s.compute_s - out.breakdown.optimizer_s - out.breakdown.tp_s - out.breakdown.cp_s - out.breakdown.ep_s;
   out.breakdown.dp_exposed_s = s.exposed_s;
   out.dp_communication_s = s.communication_s;
 
@@ -291,17 +348,24 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
   // The bottleneck in one sentence: the largest share of the step.
   const double step = out.step_s;
   const auto& b = out.breakdown;
-  if (b.dp_exposed_s >= std::max({b.compute_s, b.tp_s}))
+  if (b.dp_exposed_s >= std::max({b.compute_s, b.tp_s, b.ep_s, b.cp_s}))
     out.bottleneck = fmt::format(
         "gradient synchronisation: {:.0f}% of the step waits for the data-parallel "
         "{} across {} GPUs",
-        100 * b.dp_exposed_s / step, sharded ? "reduce-scatter" : "all-reduce", l.dp);
-  else if (b.tp_s >= b.compute_s)
+        100 * b.dp_exposed_s / step, sharded || full_shard ? "reduce-scatter" : "all-reduce", l.dp * l.cp);
+  else if (b.tp_s >= std::max({b.compute_s, b.ep_s, b.cp_s}))
     out.bottleneck = fmt::format("tensor-parallel collectives: {:.0f}% of the step, TP {} over {}", 100 * b.tp_s / step,
                                  l.tp, tp_group == nullptr ? std::string("-") : tp_group->transport_summary().front());
+  else if (b.ep_s >= std::max(b.compute_s, b.cp_s))
+    out.bottleneck = fmt::format("expert all-to-all: {:.0f}% of the step, EP {}", 100 * b.ep_s / step, l.ep);
+  else if (b.cp_s >= b.compute_s)
+    out.bottleneck =
+        fmt::format("context-parallel exchange: {:.0f}% of the step beyond the attention it overlaps, CP {}",
+                    100 * b.cp_s / step, l.cp);
   else
     out.bottleneck = fmt::format("compute: {:.0f}% of the step ({:.0f}% MFU); communication exposes {:.0f}%",
-                                 100 * b.compute_s / step, 100 * out.mfu, 100 * (b.tp_s + b.dp_exposed_s) / step);
+                                 100 * b.compute_s / step, 100 * out.mfu,
+                                 100 * (b.tp_s + b.dp_exposed_s + b.ep_s + b.cp_s + b.pp_p2p_s) / step);
   for (const auto& a : eff.assumptions()) out.assumptions.push_back(a);
   out.assumptions.push_back("TP collectives are timed alone, in the critical path (no overlap with compute)");
   return out;

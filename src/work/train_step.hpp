@@ -8,8 +8,9 @@
 // as reduce-scatter plus a parameter all-gather; ZeRO-3 and FSDP full/hybrid as per-layer
 // gathers and reduce-scatters, fsdp_step.hpp) with tensor and sequence parallelism, gradient
 // accumulation, and pipeline parallelism with the 1F1B schedule (interleaved with --vpp) in
-// closed form. Context and expert parallelism are refused with a message saying so
-// (train_step throws InputError).
+// closed form; context parallelism as ring attention (key/value chunks passed around the CP
+// group, overlapping the attention core; gradients reduced over DP x CP) and expert parallelism
+// (dispatch and combine all-to-alls in the critical path). Impossible layouts throw InputError.
 #include <string>
 #include <vector>
 
@@ -38,6 +39,8 @@ struct StepBreakdown {
   double dp_exposed_s = 0;  // gradient reduction the step waits for beyond compute
   double pp_bubble_s = 0;   // the pipeline filling and draining (1F1B)
   double pp_p2p_s = 0;      // activations and their gradients between stages
+  double cp_s = 0;          // ring attention's key/value exchange beyond the compute it overlaps
+  double ep_s = 0;          // expert parallelism's dispatch and combine all-to-alls (critical path)
   double optimizer_s = 0;
 };
 

@@ -100,7 +100,7 @@ double layer_activation_bytes(const ModelSpec& m, const ParallelLayout& l, const
   // softmax and dropout over them (5 a s^2 b) unless FlashAttention or selective recomputation
   // leaves them out.
   double attention = 2 * s * b * q + 2 * s * b * kv + 2 * s * b * kv + 2 * s * b * q;
-  if (!o.flash_attention && o.recompute != Recompute::selective) attention += 5 * d(m.heads) * s * s * b;
+  if (o.attention == Attention::unfused && o.recompute != Recompute::selective) attention += 5 * d(m.heads) * s * s * b;
   // FFN: FC1's output(s), the activation's output (FC2's input).
   auto ffn = [&](long f, double tokens) {
     const double width_out = d(f) * (m.gated_ffn ? 2.0 : 1.0);

@@ -18,12 +18,17 @@ const char* to_string(Precision p);
 enum class Sharding { none, zero1, zero2, zero3, fsdp_full, fsdp_grad_op, fsdp_hybrid };
 const char* to_string(Sharding s);
 
+// The attention kernels: FlashAttention (the best published for the GPU: FlashAttention-3 on
+// Hopper), FlashAttention-2 (PyTorch's scaled_dot_product_attention, the flash-attn 2 package),
+// or unfused (scores written to HBM and streamed by softmax and dropout kernels).
+enum class Attention { flash, flash2, unfused };
+
 struct MemoryOptions {
   Precision precision = Precision::bf16;
   Sharding sharding = Sharding::none;
   bool distributed_optimizer = false;  // Megatron's: optimizer state sharded over DP
   Recompute recompute = Recompute::none;
-  bool flash_attention = true;               // attention scores are not stored (FlashAttention)
+  Attention attention = Attention::flash;    // FlashAttention does not store the scores
   long micro_batch = 1;                      // sequences per micro-batch
   long micro_batches = 1;                    // per step and pipeline (global batch / (micro batch x DP))
   long gpus_per_node = 8;                    // FSDP hybrid shards inside a node
