@@ -2,7 +2,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "test_support.hpp"
 
@@ -78,6 +82,45 @@ TEST(Train, ExpertAndContextParallelism) {
   EXPECT_NEAR(cp["tokens_per_s"].get<double>() / plain["tokens_per_s"].get<double>(), 1.0, 0.15);
 }
 
+// --trace writes one step as a Chrome trace: the compute stream and each collective stream as
+// named tracks, spans that fit in the step and end where it ends.
+TEST(Train, TraceIsOneStepOnNamedTracks) {
+  namespace fs = std::filesystem;
+  const fs::path file =
+      fs::temp_directory_path() /
+      ("gpufabric-train-trace-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + ".json");
+  for (const char* sharding : {"--distributed-optimizer", "--fsdp=full"}) {
+    const auto j = train({"--preset", "dgx-h100", "--nodes", "2", "--model", "llama3.1-8b", "--tp", "2",
+                          "--global-batch", "16", sharding, "--trace", file.string()});
+    std::ifstream in(file);
+    const auto trace = nlohmann::json::parse(in);
+    std::map<int, std::string> tracks;
+    double end = 0;
+    double compute = 0;
+    for (const auto& e : trace["traceEvents"]) {
+      if (e["name"] == "thread_name") tracks[e["tid"].get<int>()] = e["args"]["name"].get<std::string>();
+      if (e["ph"] != "X") continue;
+      const double ts = e["ts"].get<double>() / 1e6;
+      const double dur = e["dur"].get<double>() / 1e6;
+      EXPECT_GE(ts, 0.0);
+      EXPECT_GT(dur, 0.0);
+      end = std::max(end, ts + dur);
+      if (tracks[e["tid"].get<int>()] == "compute stream") compute += dur;
+    }
+    const double step = j["step_time_s"].get<double>();
+    SCOPED_TRACE(sharding);
+    EXPECT_NEAR(end / step, 1.0, 1e-6);
+    EXPECT_LE(compute, step * (1 + 1e-9));
+    EXPECT_GT(compute, 0.5 * step);
+    std::set<std::string> names;
+    for (const auto& [tid, name] : tracks) names.insert(name);
+    EXPECT_TRUE(names.count("NCCL stream: gradient reduction"));
+    EXPECT_TRUE(names.count("NCCL stream: parameter all-gather"));
+    EXPECT_TRUE(names.count("in-line collectives (TP, EP, CP)"));
+  }
+  fs::remove(file);
+}
+
 TEST(Train, BadLayoutsAndModelsAreExitTwo) {
   auto code = [](std::vector<std::string> args) {
     args.insert(args.begin(), "train");
@@ -91,6 +134,7 @@ TEST(Train, BadLayoutsAndModelsAreExitTwo) {
   EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "mixtral-8x7b", "--ep", "3"}), 2);  // does not divide DP 8
   EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "resnet-50", "--cp", "2"}), 2);     // no sequence
   EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "llama3.1-8b", "--attention", "fa9"}), 2);
+  EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "llama3.1-8b", "--trace", "/nonexistent-dir/t.json"}), 2);
   EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "resnet-50", "--pp", "2"}), 2);  // no layers to stage
   EXPECT_EQ(
       code({"--preset", "dgx-h100", "--layers", "2", "--hidden", "100", "--heads", "3", "--seq", "8", "--vocab", "10"}),

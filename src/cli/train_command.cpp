@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "report/chrome_trace.hpp"
 #include "report/table.hpp"
 #include "topo/topology.hpp"
 #include "work/model_library.hpp"
@@ -52,6 +54,8 @@ void TrainOptions::add_to(CLI::App& app) {
   app.add_option("--scale", scale, "Node counts for a scaling curve, e.g. 1,2,4,16");
   app.add_option("--scaling", scaling, "weak (global batch per GPU kept) | strong (global batch kept)");
   app.add_option("--format", format, "table | json");
+  app.add_option("--trace", trace,
+                 "Write one step of the representative GPU as a Chrome/Perfetto trace (JSON) to this file");
 }
 
 namespace {
@@ -113,8 +117,14 @@ std::string TrainOptions::run() const {
     return t.render();
   }
   if (format != "table" && format != "json") throw InputError({}, "--format", "got '" + format + "'", "table, json");
+  // Check the trace file can be written before any work, so a typo costs nothing.
+  if (!trace.empty()) {
+    std::ofstream probe(trace, std::ios::app);
+    if (!probe) throw InputError({}, "--trace", "cannot write '" + trace + "'", "a writable file path");
+  }
   const work::ModelSpec m = model_of(*this);
   work::TrainOptions o;
+  o.record_timeline = !trace.empty();
   o.layout.tp = parse_whole("--tp", tp, 1, 1 << 16);
   o.layout.pp = parse_whole("--pp", pp, 1, 1 << 16);
   o.layout.cp = parse_whole("--cp", cp, 1, 1 << 16);
@@ -208,6 +218,18 @@ std::string TrainOptions::run() const {
   }
   const auto& r = points.front().r;
   const auto params = work::count_parameters(m);
+  if (!trace.empty()) {
+    const std::string process =
+        fmt::format("GPU 0 (stage 0 stands for every stage): {} on {} GPUs, TP {} PP {} DP {} CP {} EP {}", m.name,
+                    r.gpus, o.layout.tp, o.layout.pp, o.layout.dp, o.layout.cp, o.layout.ep);
+    std::vector<std::pair<std::string, std::string>> meta{{"step_time_s", fmt::format("{:.6g}", r.step_s)},
+                                                          {"bottleneck", r.bottleneck}};
+    for (std::size_t i = 0; i < r.assumptions.size(); ++i)
+      meta.push_back({fmt::format("assumption {}", i + 1), r.assumptions[i]});
+    std::ofstream f(trace);
+    f << report::chrome_trace(r.timeline, process, meta);
+    if (!f) throw InputError({}, "--trace", "could not write '" + trace + "'", "a writable file path");
+  }
   if (format == "json") {
     nlohmann::json j;
     j["model"] = m.name;

@@ -25,6 +25,7 @@ struct TrainOptions {
   std::string gpus = "0";
   std::string scale, scaling = "weak";
   std::string format = "table";
+  std::string trace;
 
   void add_to(CLI::App& app);
   [[nodiscard]] std::string run() const;

@@ -1,5 +1,7 @@
 #include "work/ddp_step.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <optional>
 
@@ -117,23 +119,36 @@ DdpStep ddp_step(const std::vector<const comm::Communicator*>& groups, const std
   return out;
 }
 
+double run_layers(const std::vector<LayerCost>& layers, long micro, double start, std::vector<double>& ready,
+                  std::vector<StepEvent>* events) {
+  double now = start;
+  ready.assign(layers.size(), 0);
+  auto span = [&](const LayerCost& l, double total, double inline_s, const char* pass, long mb) {
+    if (events != nullptr) {
+      const double compute = std::max(0.0, total - inline_s);
+      if (compute > 0) events->push_back({kComputeTrack, fmt::format("{} {} (mb {})", pass, l.name, mb), now, compute});
+      if (inline_s > 0)
+        events->push_back({kInlineTrack, fmt::format("{} {} (mb {})", pass, l.name, mb), now + compute, inline_s});
+    }
+    now += total;
+  };
+  for (long mb = 0; mb < micro; ++mb) {
+    for (const auto& l : layers) span(l, l.forward_s, l.forward_inline_s, "fwd", mb);
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+      const auto& l = layers[layers.size() - 1 - i];
+      span(l, l.backward_s, l.backward_inline_s, "bwd", mb);
+      ready[i] = now;
+    }
+  }
+  return now;
+}
+
 DdpStep ddp_schedule(const std::vector<LayerCost>& layers, const DdpOptions& o, const CollectiveTime& time_of) {
   DdpStep out;
   const long micro = std::max<long>(1, o.accumulation);
-  double forward = 0;
-  double backward = 0;
-  for (const auto& l : layers) {
-    forward += l.forward_s;
-    backward += l.backward_s;
-  }
-  // The last micro-batch's backward pass: when each layer's gradient is ready (backward order).
-  double now = static_cast<double>(micro - 1) * (forward + backward) + forward;
-  std::vector<double> ready(layers.size());
-  for (std::size_t i = 0; i < layers.size(); ++i) {
-    now += layers[layers.size() - 1 - i].backward_s;
-    ready[i] = now;
-  }
-  const double compute_end = now;
+  std::vector<double> ready;
+  std::vector<StepEvent>* events = o.record ? &out.events : nullptr;
+  const double compute_end = run_layers(layers, micro, 0, ready, events);
   out.compute_s = compute_end + o.optimizer_s;
   const comm::Op reduce_op = o.reduce_scatter ? comm::Op::reduce_scatter : comm::Op::all_reduce;
   double stream = 0;  // when NCCL's stream is free
@@ -142,14 +157,22 @@ DdpStep ddp_schedule(const std::vector<LayerCost>& layers, const DdpOptions& o, 
     const double start = std::max(ready[index], stream);
     stream = start + t.shared;
     out.buckets.push_back({bytes, start, stream, t.alone});
+    if (events != nullptr)
+      events->push_back(
+          {kGradientTrack,
+           fmt::format("{} {:.1f} MiB", o.reduce_scatter ? "reduce-scatter" : "all-reduce", bytes / 1048576), start,
+           t.shared});
     out.communication_s += t.alone;
   }
   // The optimizer after the last gradient and the last reduction; the updated parameters
   // gathered back (sharded optimizer) after it, bucket by bucket.
   double end = std::max(compute_end, stream) + o.optimizer_s;
+  if (events != nullptr) events->push_back({kComputeTrack, "optimizer", end - o.optimizer_s, o.optimizer_s});
   for (double left = o.gather_bytes; left > 0; left -= o.bucket_bytes) {
     const double bytes = std::min(left, o.bucket_bytes);
     const CollectiveTimes t = time_of(comm::Op::all_gather, bytes);
+    if (events != nullptr)
+      events->push_back({kGatherTrack, fmt::format("all-gather {:.1f} MiB", bytes / 1048576), end, t.shared});
     end += t.shared;
     out.communication_s += t.alone;
   }

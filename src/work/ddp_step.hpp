@@ -23,6 +23,20 @@ struct LayerCost {
   double forward_s = 0;
   double backward_s = 0;
   double gradient_bytes = 0;  // the layer's gradients as DDP reduces them
+  // The parts of forward_s and backward_s that are collectives in the critical path (tensor-
+  // parallel all-reduces, expert all-to-alls, ring attention's exposed exchange): the compute
+  // stream waits for them. Used to draw the timeline.
+  double forward_inline_s = 0;
+  double backward_inline_s = 0;
+};
+
+// One span of the step's timeline on one track (a GPU stream or a collective's group), for
+// Chrome/Perfetto traces.
+struct StepEvent {
+  std::string track;
+  std::string name;
+  double start_s = 0;
+  double duration_s = 0;
 };
 
 struct DdpOptions {
@@ -36,6 +50,7 @@ struct DdpOptions {
   // (`gather_bytes` in all, in buckets of the same size).
   bool reduce_scatter = false;
   double gather_bytes = 0;
+  bool record = false;  // fill DdpStep::events (the closed form only)
 };
 
 struct DdpBucket {
@@ -51,7 +66,20 @@ struct DdpStep {
   double communication_s = 0;  // the all-reduces' own times, added up
   double exposed_s = 0;        // what the step waits for communication beyond compute
   std::vector<DdpBucket> buckets;
+  std::vector<StepEvent> events;  // when asked for: the step's timeline
 };
+
+// Track names of the timeline.
+inline constexpr const char* kComputeTrack = "compute stream";
+inline constexpr const char* kInlineTrack = "in-line collectives (TP, EP, CP)";
+inline constexpr const char* kGradientTrack = "NCCL stream: gradient reduction";
+inline constexpr const char* kGatherTrack = "NCCL stream: parameter all-gather";
+
+// The compute stream of `micro` micro-batches through `layers` from `start`, with each layer's
+// in-line collectives after its compute; returns when the last backward layer ends and, for the
+// last micro-batch, when each layer's gradient is ready (backward order).
+double run_layers(const std::vector<LayerCost>& layers, long micro, double start, std::vector<double>& ready,
+                  std::vector<StepEvent>* events);
 
 // Layers in forward order. The communicator is the data-parallel group; one rank per GPU.
 DdpStep ddp_step(const comm::Communicator& dp, const std::vector<LayerCost>& layers, const DdpOptions& o);

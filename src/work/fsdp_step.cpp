@@ -1,6 +1,9 @@
 #include "work/fsdp_step.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <string>
 
 namespace gf::work {
 
@@ -34,13 +37,28 @@ DdpStep fsdp_schedule(const std::vector<LayerCost>& layers, const FsdpOptions& o
   GatherStream gathers;
   double reduce = 0;  // when the reduce-scatter stream is free
   const long micro = std::max<long>(1, o.accumulation);
+  auto note = [&](const char* track, std::string name, double start, double duration) {
+    if (o.record && duration > 0) out.events.push_back({track, std::move(name), start, duration});
+  };
+  auto gathered = [&](std::size_t i, double ready, long mb, const char* pass) {
+    note(kGatherTrack, fmt::format("all-gather {} for {} (mb {})", layers[i].name, pass, mb), ready - gather[i].shared,
+         gather[i].shared);
+  };
+  auto span = [&](const LayerCost& l, double total, double inline_s, const char* pass, long mb) {
+    const double work = std::max(0.0, total - inline_s);
+    note(kComputeTrack, fmt::format("{} {} (mb {})", pass, l.name, mb), compute, work);
+    note(kInlineTrack, fmt::format("{} {} (mb {})", pass, l.name, mb), compute + work, inline_s);
+    compute += total;
+  };
   for (long mb = 0; mb < micro; ++mb) {
     // Forward: layer i waits for its parameters; its gather may start once layer i-2 is done.
     std::vector<double> done(n, 0);
     for (std::size_t i = 0; i < n; ++i) {
       const double buffer_free = i >= 2 ? done[i - 2] : 0;
       const double ready = gathers.gather(buffer_free, gather[i].shared);
-      compute = std::max(compute, ready) + layers[i].forward_s;
+      gathered(i, ready, mb, "fwd");
+      compute = std::max(compute, ready);
+      span(layers[i], layers[i].forward_s, layers[i].forward_inline_s, "fwd", mb);
       done[i] = compute;
       out.compute_s += layers[i].forward_s;
       out.communication_s += gather[i].alone;
@@ -51,13 +69,18 @@ DdpStep fsdp_schedule(const std::vector<LayerCost>& layers, const FsdpOptions& o
       const std::size_t i = n - 1 - k;
       const double buffer_free = k >= 2 ? back[k - 2] : 0;
       const double ready = gathers.gather(buffer_free, gather[i].shared);
-      compute = std::max(compute, ready) + layers[i].backward_s;
+      gathered(i, ready, mb, "bwd");
+      compute = std::max(compute, ready);
+      span(layers[i], layers[i].backward_s, layers[i].backward_inline_s, "bwd", mb);
       back[k] = compute;
       out.compute_s += layers[i].backward_s;
       out.communication_s += gather[i].alone;
-      reduce = std::max(reduce, compute) + scatter[i].shared;
+      reduce = std::max(reduce, compute);
+      note(kGradientTrack, "reduce-scatter " + layers[i].name, reduce, scatter[i].shared);
+      reduce += scatter[i].shared;
       out.communication_s += scatter[i].alone;
       if (o.replicate && mb == micro - 1) {
+        note(kGradientTrack, "all-reduce across replicas " + layers[i].name, reduce, replicate[i].shared);
         reduce += replicate[i].shared;
         out.communication_s += replicate[i].alone;
       }
@@ -65,6 +88,7 @@ DdpStep fsdp_schedule(const std::vector<LayerCost>& layers, const FsdpOptions& o
   }
   out.compute_s += o.optimizer_s;
   out.step_s = std::max(compute, reduce) + o.optimizer_s;
+  note(kComputeTrack, "optimizer", out.step_s - o.optimizer_s, o.optimizer_s);
   out.exposed_s = std::max(0.0, out.step_s - out.compute_s);
   return out;
 }

@@ -21,6 +21,7 @@ struct FsdpOptions {
   double grad_bytes = 2;          // bytes per gradient as reduced
   bool replicate = false;         // hybrid: all-reduce the shard across replicas
   double replica_fraction = 1.0;  // the shard's fraction of a layer's parameters (1 / shard group size)
+  bool record = false;            // fill DdpStep::events
 };
 
 // `layers` in forward order (gradient_bytes as fp32: 4 bytes per parameter). `time_of(op, bytes)`

@@ -81,6 +81,7 @@ DdpStep fully_sharded(TrainingContext& cache, const ParallelLayout& l, const Tra
     shards = all;
   }
   FsdpOptions f;
+  f.record = o.record_timeline;
   f.accumulation = out.micro_batches;
   f.optimizer_s = optimizer_s;
   f.param_bytes = o.memory.precision == Precision::fp32 ? 4 : 2;
@@ -216,7 +217,8 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
       const auto [cp_f, cp_b] = cp_exposed(c);
       const double a2a = dispatch_s(c);
       layers.push_back({fmt::format("layer {}", i), c.attention_forward + c.ffn_forward + 2 * tp_s + cp_f + 2 * a2a,
-                        c.attention_backward + c.ffn_backward + 2 * tp_s + cp_b + 2 * a2a, c.gradient_bytes});
+                        c.attention_backward + c.ffn_backward + 2 * tp_s + cp_b + 2 * a2a, c.gradient_bytes,
+                        2 * tp_s + cp_f + 2 * a2a, 2 * tp_s + cp_b + 2 * a2a});
       const double mbs = static_cast<double>(out.micro_batches);
       out.breakdown.tp_s += 4 * tp_s * mbs;
       out.breakdown.cp_s += (cp_f + cp_b) * mbs;
@@ -270,6 +272,7 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
   d.accumulation = out.micro_batches;
   d.optimizer_s = out.breakdown.optimizer_s;
   d.dtype = "float";  // fp32 main gradients
+  d.record = o.record_timeline;
   const bool sharded = mem.sharding == Sharding::zero1 || mem.sharding == Sharding::zero2 ||
                        mem.sharding == Sharding::fsdp_grad_op || mem.distributed_optimizer;
   d.reduce_scatter = sharded;
@@ -310,8 +313,10 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
                         together.size(), all.size() - together.size()));
     }
   } else {
-    for (const auto& layer : layers) s.compute_s += (layer.forward_s + layer.backward_s);
-    s.compute_s = s.compute_s * static_cast<double>(out.micro_batches) + d.optimizer_s;
+    std::vector<double> ready;
+    s.compute_s = run_layers(layers, out.micro_batches, 0, ready, o.record_timeline ? &s.events : nullptr);
+    if (o.record_timeline) s.events.push_back({kComputeTrack, "optimizer", s.compute_s, d.optimizer_s});
+    s.compute_s += d.optimizer_s;
     s.step_s = s.compute_s;
   }
   // 1F1B: every stage runs m forward and m backward micro-batches; the pipeline fills and
@@ -324,6 +329,22 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
   out.breakdown.pp_bubble_s =
       static_cast<double>(l.pp - 1) / static_cast<double>(std::max<long>(1, l.vpp)) * (per_micro + 2 * pp_p2p_s);
   out.breakdown.pp_p2p_s = l.pp > 1 ? 2 * mb * pp_p2p_s : 0;
+  if (o.record_timeline) {
+    // The representative stage's schedule, after the pipeline's fill and before its drain (half
+    // the bubble each); its sends to the neighbouring stages drawn as one span at the end.
+    const double fill = out.breakdown.pp_bubble_s / 2;
+    for (auto e : s.events) {
+      e.start_s += fill;
+      out.timeline.push_back(std::move(e));
+    }
+    if (fill > 0) {
+      out.timeline.push_back({kComputeTrack, "pipeline fill (idle)", 0, fill});
+      out.timeline.push_back({kComputeTrack, "pipeline drain (idle)", fill + s.step_s, fill});
+    }
+    if (out.breakdown.pp_p2p_s > 0)
+      out.timeline.push_back({kInlineTrack, fmt::format("stage send/recv x {:.0f} (spread over the step)", 2 * mb),
+                              s.step_s + 2 * fill, out.breakdown.pp_p2p_s});
+  }
   out.step_s = s.step_s + out.breakdown.pp_bubble_s + out.breakdown.pp_p2p_s;
   out.breakdown.compute_s =
       s.compute_s - out.breakdown.optimizer_s - out.breakdown.tp_s - out.breakdown.cp_s - out.breakdown.ep_s;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "topo/topology.hpp"
+#include "work/ddp_step.hpp"
 #include "work/model_spec.hpp"
 #include "work/parallel_layout.hpp"
 #include "work/training_context.hpp"
@@ -31,6 +32,7 @@ struct TrainOptions {
   // Simulate every data-parallel group's every bucket in one flow graph (slow: the reference
   // the closed-form schedule is tested against) instead of the closed form.
   bool full_graph = false;
+  bool record_timeline = false;  // fill TrainResult::timeline (for --trace)
 };
 
 struct StepBreakdown {
@@ -61,6 +63,7 @@ struct TrainResult {
   double gpu_memory = 0;  // bytes
   std::string bottleneck;
   std::vector<std::string> assumptions;
+  std::vector<StepEvent> timeline;  // one step of the representative GPU, when asked for
 };
 
 // One evaluation. The context's caches carry over to the next call on the same cluster (the
