@@ -153,7 +153,7 @@ TEST(Train, BadLayoutsAndModelsAreExitTwo) {
 namespace {
 
 // The training suite runs every row the model covers and says why it skips the rest. Issue 11's
-// 15% target is not met (41.4% over 116 rows at the time of writing: PyTorch FSDP stacks and
+// 15% target is not met (40.0% over 116 rows at the time of writing: PyTorch FSDP stacks and
 // small LLMs are predicted 20-90% fast, ResNet-50 up to 2.4x); this bound only keeps it from
 // getting worse.
 TEST(TrainingValidation, EvaluatesTheRowsItCoversAndNamesTheRest) {

@@ -251,6 +251,7 @@ std::string TrainOptions::run() const {
                       {"pipeline_p2p", r.breakdown.pp_p2p_s},
                       {"cp_exposed", r.breakdown.cp_s},
                       {"ep_all_to_all", r.breakdown.ep_s},
+                      {"sm_contention", r.breakdown.sm_contention_s},
                       {"data_stall", 0.0}};
     j["bottleneck"] = r.bottleneck;
     j["assumptions"] = r.assumptions;
@@ -294,6 +295,7 @@ std::string TrainOptions::run() const {
   row("compute", r.breakdown.compute_s);
   row("tensor-parallel collectives", r.breakdown.tp_s);
   row("data-parallel sync (exposed)", r.breakdown.dp_exposed_s);
+  if (r.breakdown.sm_contention_s > 0) row("compute slowed by NCCL's SMs", r.breakdown.sm_contention_s);
   if (o.layout.pp > 1) {
     row("pipeline bubble", r.breakdown.pp_bubble_s);
     row("pipeline send/recv", r.breakdown.pp_p2p_s);

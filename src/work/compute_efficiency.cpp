@@ -72,6 +72,8 @@ ComputeEfficiency ComputeEfficiency::parse(const std::string& text, const std::s
     fam.name = text_of(f, "family");
     if (f["gpus"] && f["gpus"].IsSequence())
       for (const auto& g : f["gpus"]) fam.gpus.push_back(g.Scalar());
+    if (f["sm_count"] && f["sm_count"].IsMap())
+      fam.sm_count = static_cast<int>(number_of(f["sm_count"], "value", file));
     // GEMM: the ceiling of the family's first-listed GPU per precision; the fixed cost from a
     // size sweep of the same precision (median of t - F / (peak x ceiling) over its points).
     std::map<std::string, std::vector<YAML::Node>> curves;
@@ -146,6 +148,13 @@ const ComputeEfficiency& ComputeEfficiency::builtin() {
     throw std::logic_error("data/compute/efficiency.yaml is not embedded");
   }();
   return e;
+}
+
+int ComputeEfficiency::sm_count(const hw::GpuSpec& gpu) const {
+  // Only a family's own GPUs: a neighbour family's count would be a guess.
+  for (const auto& f : families_)
+    if (std::find(f.gpus.begin(), f.gpus.end(), gpu.name) != f.gpus.end()) return f.sm_count;
+  return 0;
 }
 
 const ComputeEfficiency::Family* ComputeEfficiency::family_of(const hw::GpuSpec& gpu) const {

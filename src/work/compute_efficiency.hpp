@@ -37,6 +37,8 @@ public:
   // family has them; otherwise the family's curves stand for it.
   [[nodiscard]] double attention(const hw::GpuSpec& gpu, Precision p, long seq, long head_dim, bool causal,
                                  bool backward, const std::string& kernel = "flash-attention-3") const;
+  // Streaming multiprocessors of the GPU where the file gives them for its family; 0 if not.
+  [[nodiscard]] int sm_count(const hw::GpuSpec& gpu) const;
   // Fraction of HBM bandwidth memory-bound kernels (norms, activations, the optimizer) reach.
   [[nodiscard]] double memory_fraction() const { return memory_fraction_; }
   [[nodiscard]] const std::vector<std::string>& assumptions() const { return assumptions_; }
@@ -57,6 +59,7 @@ private:
     std::map<std::string, GemmModel> gemm;  // by precision, the family's best-cited ceiling
     std::vector<Curve> attention;
     double attention_range_mid = 0;  // where only a range is published
+    int sm_count = 0;
   };
   std::vector<Family> families_;
   double memory_fraction_ = 0.8;

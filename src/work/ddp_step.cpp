@@ -164,9 +164,14 @@ DdpStep ddp_schedule(const std::vector<LayerCost>& layers, const DdpOptions& o, 
            t.shared});
     out.communication_s += t.alone;
   }
+  // Compute that runs beside a reduction runs on the SMs NCCL leaves it: the backward pass ends
+  // later by the SMs' share of the overlap (to first order: the reductions are not moved).
+  double overlap = 0;
+  for (const auto& b : out.buckets) overlap += std::max(0.0, std::min(b.end_s, compute_end) - b.start_s);
+  out.sm_contention_s = o.sm_share * overlap;
   // The optimizer after the last gradient and the last reduction; the updated parameters
   // gathered back (sharded optimizer) after it, bucket by bucket.
-  double end = std::max(compute_end, stream) + o.optimizer_s;
+  double end = std::max(compute_end + out.sm_contention_s, stream) + o.optimizer_s;
   if (events != nullptr) events->push_back({kComputeTrack, "optimizer", end - o.optimizer_s, o.optimizer_s});
   for (double left = o.gather_bytes; left > 0; left -= o.bucket_bytes) {
     const double bytes = std::min(left, o.bucket_bytes);
@@ -177,7 +182,7 @@ DdpStep ddp_schedule(const std::vector<LayerCost>& layers, const DdpOptions& o, 
     out.communication_s += t.alone;
   }
   out.step_s = end;
-  out.exposed_s = std::max(0.0, out.step_s - out.compute_s);
+  out.exposed_s = std::max(0.0, out.step_s - out.compute_s - out.sm_contention_s);
   return out;
 }
 

@@ -51,6 +51,9 @@ struct DdpOptions {
   bool reduce_scatter = false;
   double gather_bytes = 0;
   bool record = false;  // fill DdpStep::events (the closed form only)
+  // The share of the GPU's SMs NCCL's kernel holds while it runs (one CTA per channel): compute
+  // that overlaps it runs that much slower (the closed form only).
+  double sm_share = 0;
 };
 
 struct DdpBucket {
@@ -65,6 +68,7 @@ struct DdpStep {
   double compute_s = 0;        // forward + backward + optimizer, end to end on the GPU
   double communication_s = 0;  // the all-reduces' own times, added up
   double exposed_s = 0;        // what the step waits for communication beyond compute
+  double sm_contention_s = 0;  // compute lost to the SMs NCCL's overlapping kernels hold
   std::vector<DdpBucket> buckets;
   std::vector<StepEvent> events;  // when asked for: the step's timeline
 };

@@ -37,10 +37,12 @@ DdpStep fsdp_schedule(const std::vector<LayerCost>& layers, const FsdpOptions& o
   GatherStream gathers;
   double reduce = 0;  // when the reduce-scatter stream is free
   const long micro = std::max<long>(1, o.accumulation);
+  double overlap = 0;  // communication time, clipped to the compute's span below
   auto note = [&](const char* track, std::string name, double start, double duration) {
     if (o.record && duration > 0) out.events.push_back({track, std::move(name), start, duration});
   };
   auto gathered = [&](std::size_t i, double ready, long mb, const char* pass) {
+    overlap += gather[i].shared;
     note(kGatherTrack, fmt::format("all-gather {} for {} (mb {})", layers[i].name, pass, mb), ready - gather[i].shared,
          gather[i].shared);
   };
@@ -77,6 +79,7 @@ DdpStep fsdp_schedule(const std::vector<LayerCost>& layers, const FsdpOptions& o
       out.communication_s += gather[i].alone;
       reduce = std::max(reduce, compute);
       note(kGradientTrack, "reduce-scatter " + layers[i].name, reduce, scatter[i].shared);
+      overlap += scatter[i].shared;
       reduce += scatter[i].shared;
       out.communication_s += scatter[i].alone;
       if (o.replicate && mb == micro - 1) {
@@ -86,10 +89,14 @@ DdpStep fsdp_schedule(const std::vector<LayerCost>& layers, const FsdpOptions& o
       }
     }
   }
+  // Gathers and reduce-scatters run beside the compute nearly all the time: it loses the SMs'
+  // share of the communication that falls before the compute's end (to first order).
+  out.sm_contention_s = o.sm_share * std::min(compute, overlap);
+  compute += out.sm_contention_s;
   out.compute_s += o.optimizer_s;
   out.step_s = std::max(compute, reduce) + o.optimizer_s;
   note(kComputeTrack, "optimizer", out.step_s - o.optimizer_s, o.optimizer_s);
-  out.exposed_s = std::max(0.0, out.step_s - out.compute_s);
+  out.exposed_s = std::max(0.0, out.step_s - out.compute_s - out.sm_contention_s);
   return out;
 }
 

@@ -22,6 +22,7 @@ struct FsdpOptions {
   bool replicate = false;         // hybrid: all-reduce the shard across replicas
   double replica_fraction = 1.0;  // the shard's fraction of a layer's parameters (1 / shard group size)
   bool record = false;            // fill DdpStep::events
+  double sm_share = 0;            // SMs NCCL's kernels hold while they run (see DdpOptions)
 };
 
 // `layers` in forward order (gradient_bytes as fp32: 4 bytes per parameter). `time_of(op, bytes)`

@@ -36,6 +36,13 @@ std::vector<std::vector<long>> concurrent_groups(const std::vector<std::vector<l
   return out;
 }
 
+// The share of the GPU's SMs a collective's kernel holds: one CTA per channel
+// (data/compute/efficiency.yaml, comm_sm_use). 0 where the file has no SM count for the GPU.
+double sm_share(const topo::Topology& t, int channels) {
+  const int sms = ComputeEfficiency::builtin().sm_count(t.gpu_spec());
+  return sms > 0 ? std::min(1.0, static_cast<double>(channels) / sms) : 0.0;
+}
+
 // The groups gradients are reduced over: the data-parallel ones, joined with their context-
 // parallel peers (the CP ranks hold the same parameters and saw different tokens), as Megatron's
 // data-parallel-with-context-parallel groups. Expert parameters are reduced over this whole
@@ -95,6 +102,7 @@ DdpStep fully_sharded(TrainingContext& cache, const ParallelLayout& l, const Tra
   const double gather_stretch = cache.contention(together, comm::Op::all_gather, reference, dtype);
   const double scatter_stretch = cache.contention(together, comm::Op::reduce_scatter, reference, dtype);
   const comm::Communicator* replica = f.replicate ? &cache.communicator(replicas) : nullptr;
+  f.sm_share = sm_share(t, cache.collective(shard, comm::Op::all_gather, reference, dtype).channels);
   auto time_of = [&](comm::Op op, double bytes) {
     if (shard.ranks() < 2 && op != comm::Op::all_reduce) return CollectiveTimes{};
     const comm::Communicator& c = op == comm::Op::all_reduce ? *replica : shard;
@@ -300,6 +308,7 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
       const double gather_stretch =
           d.gather_bytes > 0 ? cache.contention(together, comm::Op::all_gather, d.bucket_bytes, d.dtype) : 1.0;
       const comm::Communicator& group = cache.communicator(mine);
+      d.sm_share = sm_share(t, cache.collective(group, reduce, d.bucket_bytes, d.dtype).channels);
       auto time_of = [&](comm::Op op, double bytes) {
         const auto& r = cache.collective(group, op, bytes, d.dtype);
         const double stretch = op == comm::Op::all_gather ? gather_stretch : reduce_stretch;
@@ -349,6 +358,7 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
   out.breakdown.compute_s =
       s.compute_s - out.breakdown.optimizer_s - out.breakdown.tp_s - out.breakdown.cp_s - out.breakdown.ep_s;
   out.breakdown.dp_exposed_s = s.exposed_s;
+  out.breakdown.sm_contention_s = s.sm_contention_s;
   out.dp_communication_s = s.communication_s;
 
   const double samples = static_cast<double>(global);

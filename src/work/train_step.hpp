@@ -36,13 +36,14 @@ struct TrainOptions {
 };
 
 struct StepBreakdown {
-  double compute_s = 0;     // forward, backward and recomputation on the GPU
-  double tp_s = 0;          // tensor-parallel collectives (in the critical path)
-  double dp_exposed_s = 0;  // gradient reduction the step waits for beyond compute
-  double pp_bubble_s = 0;   // the pipeline filling and draining (1F1B)
-  double pp_p2p_s = 0;      // activations and their gradients between stages
-  double cp_s = 0;          // ring attention's key/value exchange beyond the compute it overlaps
-  double ep_s = 0;          // expert parallelism's dispatch and combine all-to-alls (critical path)
+  double compute_s = 0;        // forward, backward and recomputation on the GPU
+  double tp_s = 0;             // tensor-parallel collectives (in the critical path)
+  double dp_exposed_s = 0;     // gradient reduction the step waits for beyond compute
+  double pp_bubble_s = 0;      // the pipeline filling and draining (1F1B)
+  double pp_p2p_s = 0;         // activations and their gradients between stages
+  double cp_s = 0;             // ring attention's key/value exchange beyond the compute it overlaps
+  double ep_s = 0;             // expert parallelism's dispatch and combine all-to-alls (critical path)
+  double sm_contention_s = 0;  // compute slowed by the SMs overlapping NCCL kernels hold
   double optimizer_s = 0;
 };
 
