@@ -121,6 +121,21 @@ TEST(Train, TraceIsOneStepOnNamedTracks) {
   fs::remove(file);
 }
 
+// Another job on the leftover nodes (an all-to-all back to back, as an expert-parallel job
+// runs) shares the oversubscribed leaves' uplinks with this job's gradient reductions: they
+// take longer, and so does the step when they are exposed (a slow network, little compute).
+TEST(Train, BackgroundJobSharesTheFabric) {
+  const std::vector<std::string> job{
+      "--preset",  "dgx-h100",  "--nodes", "16", "--fabric", "fat-tree",  "--oversubscription", "8",
+      "--network", "roce-100g", "--gpus",  "64", "--model",  "gpt3-1.3b", "--global-batch",     "64"};
+  const auto alone = train(job);
+  auto with = job;
+  with.insert(with.end(), {"--background", "alltoall:1G"});
+  const auto shared = train(with);
+  EXPECT_GT(shared["step_time_s"].get<double>(), 1.02 * alone["step_time_s"].get<double>());
+  EXPECT_GT(shared["breakdown"]["dp_exposed"].get<double>(), alone["breakdown"]["dp_exposed"].get<double>());
+}
+
 TEST(Train, BadLayoutsAndModelsAreExitTwo) {
   auto code = [](std::vector<std::string> args) {
     args.insert(args.begin(), "train");
@@ -135,6 +150,11 @@ TEST(Train, BadLayoutsAndModelsAreExitTwo) {
   EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "resnet-50", "--cp", "2"}), 2);     // no sequence
   EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "llama3.1-8b", "--attention", "fa9"}), 2);
   EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "llama3.1-8b", "--trace", "/nonexistent-dir/t.json"}), 2);
+  EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "llama3.1-8b", "--background", "all_reduce:1G"}),
+            2);  // no GPUs left
+  EXPECT_EQ(code({"--preset", "dgx-h100", "--nodes", "2", "--gpus", "8", "--model", "llama3.1-8b", "--background",
+                  "sendrecv:1G"}),
+            2);
   EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "resnet-50", "--pp", "2"}), 2);  // no layers to stage
   EXPECT_EQ(
       code({"--preset", "dgx-h100", "--layers", "2", "--hidden", "100", "--heads", "3", "--seq", "8", "--vocab", "10"}),

@@ -5,6 +5,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "cli/collective_command.hpp"
+#include "comm/collective.hpp"
 #include "core/error.hpp"
 #include "report/chrome_trace.hpp"
 #include "report/table.hpp"
@@ -54,6 +56,9 @@ void TrainOptions::add_to(CLI::App& app) {
   app.add_option("--scale", scale, "Node counts for a scaling curve, e.g. 1,2,4,16");
   app.add_option("--scaling", scaling, "weak (global batch per GPU kept) | strong (global batch kept)");
   app.add_option("--format", format, "table | json");
+  app.add_option("--background", background,
+                 "Another job on the GPUs --gpus leaves free, running OP:SIZE back to back (e.g. all_reduce:1G): "
+                 "its traffic shares the NICs and the fabric with this job's gradient reductions");
   app.add_option("--trace", trace,
                  "Write one step of the representative GPU as a Chrome/Perfetto trace (JSON) to this file");
 }
@@ -125,6 +130,18 @@ std::string TrainOptions::run() const {
   const work::ModelSpec m = model_of(*this);
   work::TrainOptions o;
   o.record_timeline = !trace.empty();
+  if (!background.empty()) {
+    const auto colon = background.find(':');
+    const auto op = comm::parse_op(background.substr(0, colon));
+    if (colon == std::string::npos || !op || *op == comm::Op::sendrecv)
+      throw InputError({}, "--background", "got '" + background + "'",
+                       "OP:SIZE with a collective OP (all_reduce, all_gather, reduce_scatter, alltoall, ...), e.g. "
+                       "all_reduce:1G");
+    o.background_op = *op;
+    o.background_bytes = parse_size("--background", background.substr(colon + 1));
+    if (!(o.background_bytes > 0))
+      throw InputError({}, "--background", "a zero size", "a positive SIZE, e.g. 256M or 1G");
+  }
   o.layout.tp = parse_whole("--tp", tp, 1, 1 << 16);
   o.layout.pp = parse_whole("--pp", pp, 1, 1 << 16);
   o.layout.cp = parse_whole("--cp", cp, 1, 1 << 16);

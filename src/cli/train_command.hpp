@@ -26,6 +26,7 @@ struct TrainOptions {
   std::string scale, scaling = "weak";
   std::string format = "table";
   std::string trace;
+  std::string background;
 
   void add_to(CLI::App& app);
   [[nodiscard]] std::string run() const;

@@ -183,6 +183,7 @@ DdpStep ddp_schedule(const std::vector<LayerCost>& layers, const DdpOptions& o, 
   }
   out.step_s = end;
   out.exposed_s = std::max(0.0, out.step_s - out.compute_s - out.sm_contention_s);
+  if (out.exposed_s < 1e-9 * out.step_s) out.exposed_s = 0;  // rounding, not waiting
   return out;
 }
 

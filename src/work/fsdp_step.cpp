@@ -97,6 +97,7 @@ DdpStep fsdp_schedule(const std::vector<LayerCost>& layers, const FsdpOptions& o
   out.step_s = std::max(compute, reduce) + o.optimizer_s;
   note(kComputeTrack, "optimizer", out.step_s - o.optimizer_s, o.optimizer_s);
   out.exposed_s = std::max(0.0, out.step_s - out.compute_s - out.sm_contention_s);
+  if (out.exposed_s < 1e-9 * out.step_s) out.exposed_s = 0;  // rounding, not waiting
   return out;
 }
 

@@ -68,7 +68,8 @@ std::vector<std::vector<long>> gradient_groups(const ParallelLayout& l, const Ra
 // ZeRO-3 and FSDP FULL_SHARD shard over the whole data-parallel group; HYBRID_SHARD over the
 // group's ranks inside one node, replicated across nodes.
 DdpStep fully_sharded(TrainingContext& cache, const ParallelLayout& l, const TrainOptions& o,
-                      const std::vector<LayerCost>& layers, TrainResult& out, double optimizer_s) {
+                      const std::vector<LayerCost>& layers, TrainResult& out, double optimizer_s,
+                      const BackgroundJob* other_job) {
   const topo::Topology& t = cache.topology();
   const long per_node = t.gpus_per_node();
   const auto all = gradient_groups(l, o.order);
@@ -99,8 +100,8 @@ DdpStep fully_sharded(TrainingContext& cache, const ParallelLayout& l, const Tra
   const auto together = concurrent_groups(shards, per_node);
   const comm::Communicator& shard = cache.communicator(shards.front());
   const double reference = 25.0 * 1024 * 1024;  // a layer's worth, for the contention ratio
-  const double gather_stretch = cache.contention(together, comm::Op::all_gather, reference, dtype);
-  const double scatter_stretch = cache.contention(together, comm::Op::reduce_scatter, reference, dtype);
+  const double gather_stretch = cache.contention(together, comm::Op::all_gather, reference, dtype, other_job);
+  const double scatter_stretch = cache.contention(together, comm::Op::reduce_scatter, reference, dtype, other_job);
   const comm::Communicator* replica = f.replicate ? &cache.communicator(replicas) : nullptr;
   f.sm_share = sm_share(t, cache.collective(shard, comm::Op::all_gather, reference, dtype).channels);
   auto time_of = [&](comm::Op op, double bytes) {
@@ -285,12 +286,27 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
                        mem.sharding == Sharding::fsdp_grad_op || mem.distributed_optimizer;
   d.reduce_scatter = sharded;
   d.gather_bytes = sharded ? params_here * (o.memory.precision == Precision::fp32 ? 4 : 2) : 0;
+  // Another job on the GPUs this one leaves free.
+  BackgroundJob background;
+  if (o.background_bytes > 0) {
+    refuse(gpus >= t.gpu_count() || t.gpu_count() - gpus < 2, "--background", "no GPUs are left for another job",
+           "--gpus N with at least two of the cluster's GPUs left over");
+    refuse((t.gpu_count() - gpus) % t.gpus_per_node() != 0 && gpus > t.gpus_per_node(), "--background",
+           "the GPUs left over do not fill whole nodes", "--gpus N leaving whole nodes");
+    for (long g = gpus; g < t.gpu_count(); ++g) background.gpus.push_back(g);
+    background.op = o.background_op;
+    background.bytes = o.background_bytes;
+    out.assumptions.push_back(fmt::format("another job on the {} GPUs left runs {} of {:.3g} MB back to back",
+                                          background.gpus.size(), comm::to_string(background.op),
+                                          background.bytes / 1e6));
+  }
+  const BackgroundJob* other_job = background.gpus.empty() ? nullptr : &background;
   const bool full_shard =
       mem.sharding == Sharding::zero3 || mem.sharding == Sharding::fsdp_full || mem.sharding == Sharding::fsdp_hybrid;
   DdpStep s;
   const bool reduces = l.dp * l.cp > 1;
   if (reduces && full_shard) {
-    s = fully_sharded(cache, l, o, layers, out, d.optimizer_s);
+    s = fully_sharded(cache, l, o, layers, out, d.optimizer_s, other_job);
   } else if (reduces) {
     const auto all = gradient_groups(l, o.order);
     const auto& mine = all.front();
@@ -304,9 +320,10 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
       // engine, for a bucket of the cap's size all starting together).
       const auto together = concurrent_groups(all, t.gpus_per_node());
       const comm::Op reduce = d.reduce_scatter ? comm::Op::reduce_scatter : comm::Op::all_reduce;
-      const double reduce_stretch = cache.contention(together, reduce, d.bucket_bytes, d.dtype);
+      const double reduce_stretch = cache.contention(together, reduce, d.bucket_bytes, d.dtype, other_job);
       const double gather_stretch =
-          d.gather_bytes > 0 ? cache.contention(together, comm::Op::all_gather, d.bucket_bytes, d.dtype) : 1.0;
+          d.gather_bytes > 0 ? cache.contention(together, comm::Op::all_gather, d.bucket_bytes, d.dtype, other_job)
+                             : 1.0;
       const comm::Communicator& group = cache.communicator(mine);
       d.sm_share = sm_share(t, cache.collective(group, reduce, d.bucket_bytes, d.dtype).channels);
       auto time_of = [&](comm::Op op, double bytes) {

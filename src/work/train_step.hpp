@@ -33,6 +33,11 @@ struct TrainOptions {
   // the closed-form schedule is tested against) instead of the closed form.
   bool full_graph = false;
   bool record_timeline = false;  // fill TrainResult::timeline (for --trace)
+  // Another job on the GPUs this one leaves free (gpus < the cluster's), running this
+  // collective of this size back to back: its traffic shares the NICs' uplinks and the fabric
+  // with the data-parallel reductions. Unset when `background_bytes` is 0.
+  comm::Op background_op = comm::Op::all_reduce;
+  double background_bytes = 0;
 };
 
 struct StepBreakdown {

@@ -34,14 +34,18 @@ const comm::CollectiveResult& TrainingContext::collective(const comm::Communicat
 }
 
 double TrainingContext::contention(const std::vector<std::vector<long>>& groups, comm::Op op, double bytes,
-                                   const std::string& dtype) {
-  if (groups.size() < 2 || bytes <= 0) return 1.0;
+                                   const std::string& dtype, const BackgroundJob* background) {
+  const bool other_job = background != nullptr && background->gpus.size() >= 2 && background->bytes > 0;
+  if ((groups.size() < 2 && !other_job) || groups.empty() || bytes <= 0) return 1.0;
   std::vector<long> flat;
   for (const auto& g : groups) {
     flat.insert(flat.end(), g.begin(), g.end());
     flat.push_back(-1);  // separates the groups in the key
   }
-  const auto key = std::make_tuple(std::move(flat), static_cast<int>(op), bytes, dtype);
+  if (other_job) flat.insert(flat.end(), background->gpus.begin(), background->gpus.end());
+  const auto key =
+      std::make_tuple(std::move(flat), static_cast<int>(op), bytes, dtype,
+                      other_job ? static_cast<int>(background->op) : -1, other_job ? background->bytes : 0.0);
   if (auto it = contention_.find(key); it != contention_.end()) return it->second;
   // NCCL's choice for the first group (the groups are alike, and its tuner does not see the
   // others), then the flows of the first group alone and of every group at once. The data part
@@ -51,22 +55,39 @@ double TrainingContext::contention(const std::vector<std::vector<long>>& groups,
   req.op = op;
   req.size = bytes;
   req.dtype = dtype;
-  auto run = [&](std::size_t count) {
+  auto run = [&](std::size_t count, bool with_background) {
     sim::TaskGraph g;
     double floor = 0;
+    std::vector<sim::TaskId> ends;  // the groups' last flows (not the other job's)
     for (std::size_t i = 0; i < count; ++i) {
       const comm::Communicator& c = communicator(groups[i]);
       if (c.ranks() < 2) continue;
       const comm::WireShape shape = comm::wire_shape(c, req, chosen.algo, chosen.proto);
       const auto traffic = comm::add_pattern_flows(g, c, op, chosen.algo, bytes, shape.inflate, 0, std::nullopt);
+      ends.insert(ends.end(), traffic.last.begin(), traffic.last.end());
       floor = std::max({floor, traffic.connection_seconds, shape.floor.value()});
     }
+    if (with_background) {
+      // The other job's collective, back to back for as long as ours runs: a thousand times
+      // its size keeps its flows on the links throughout, at the rates max-min gives them.
+      const comm::Communicator& b = communicator(background->gpus);
+      const comm::CollectiveResult& bg = collective(b, background->op, background->bytes, dtype);
+      comm::CollectiveRequest breq;
+      breq.op = background->op;
+      breq.size = background->bytes;
+      breq.dtype = dtype;
+      const comm::WireShape shape = comm::wire_shape(b, breq, bg.algo, bg.proto);
+      comm::add_pattern_flows(g, b, background->op, bg.algo, 1000 * background->bytes, shape.inflate, 0, std::nullopt);
+    }
     ++flow_runs_;
-    const double flows = g.size() > 0 ? sim::simulate(g, communicator(groups.front()).capacity()).makespan.value() : 0;
+    if (g.size() == 0) return floor;
+    const auto r = sim::simulate(g, communicator(groups.front()).capacity());
+    double flows = 0;
+    for (const auto t : ends) flows = std::max(flows, r.finish[t]);
     return std::max(floor, flows);
   };
-  const double alone = run(1);
-  const double together = run(groups.size());
+  const double alone = run(1, false);
+  const double together = run(groups.size(), other_job);
   const double factor = alone > 0 ? std::max(1.0, together / alone) : 1.0;
   contention_.emplace(key, factor);
   return factor;

@@ -17,6 +17,13 @@
 
 namespace gf::work {
 
+// Another job's traffic on the same cluster: its GPUs run `op` of `bytes` back to back.
+struct BackgroundJob {
+  std::vector<long> gpus;
+  comm::Op op = comm::Op::all_reduce;
+  double bytes = 0;
+};
+
 class TrainingContext {
 public:
   explicit TrainingContext(const topo::Topology& t) : t_(t) {}
@@ -38,7 +45,10 @@ public:
   // runs the same collective at the same moment (they share NICs, PCIe switches and the
   // fabric): the flow engine's time with all of them over its time with the first alone, for
   // `bytes` per group. 1 when the groups share no link. Computed once per set of groups.
-  double contention(const std::vector<std::vector<long>>& groups, comm::Op op, double bytes, const std::string& dtype);
+  // With `background`, its collective runs throughout, beside the groups, and stretches them
+  // where they share links with it.
+  double contention(const std::vector<std::vector<long>>& groups, comm::Op op, double bytes, const std::string& dtype,
+                    const BackgroundJob* background = nullptr);
 
   // Counters, for tests and benchmarks.
   [[nodiscard]] std::size_t communicators_built() const { return comms_.size(); }
@@ -48,7 +58,7 @@ private:
   const topo::Topology& t_;
   std::map<std::vector<long>, std::unique_ptr<comm::Communicator>> comms_;
   std::map<std::tuple<const comm::Communicator*, int, double, std::string>, comm::CollectiveResult> collectives_;
-  std::map<std::tuple<std::vector<long>, int, double, std::string>, double> contention_;
+  std::map<std::tuple<std::vector<long>, int, double, std::string, int, double>, double> contention_;
   std::size_t flow_runs_ = 0;
 };
 
