@@ -41,6 +41,9 @@ void TrainOptions::add_to(CLI::App& app) {
   app.add_option("--vpp", vpp, "Virtual pipeline stages");
   app.add_option("--order", order, "Rank order, innermost first (Megatron's: tp-cp-ep-dp-pp)");
   app.add_flag("--sequence-parallel", sequence_parallel, "Megatron's sequence parallelism with TP");
+  app.add_flag("--tp-comm-overlap", tp_comm_overlap,
+               "Megatron's TP communication overlap: all-gathers and reduce-scatters run under the GEMMs (needs "
+               "--sequence-parallel)");
   app.add_option("--micro-batch", micro_batch, "Sequences (samples) per micro-batch");
   app.add_option("--global-batch", global_batch, "Sequences per step (gradient accumulation follows)");
   app.add_option("--recompute", recompute, "none | selective | full");
@@ -148,6 +151,7 @@ std::string TrainOptions::run() const {
   o.layout.ep = parse_whole("--ep", ep, 1, 1 << 16);
   o.layout.vpp = parse_whole("--vpp", vpp, 1, 64);
   o.layout.sequence_parallel = sequence_parallel;
+  o.layout.tp_comm_overlap = tp_comm_overlap;
   o.order = work::parse_rank_order(order, "--order");
   o.memory.micro_batch = parse_whole("--micro-batch", micro_batch, 1, 1 << 20);
   const long global = parse_whole("--global-batch", global_batch, 0, 1L << 30);

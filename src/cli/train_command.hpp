@@ -18,6 +18,7 @@ struct TrainOptions {
   bool gated_ffn = false;
   std::string tp = "1", pp = "1", dp = "0", cp = "1", ep = "1", vpp = "1", order = "tp-cp-ep-dp-pp";
   bool sequence_parallel = false;
+  bool tp_comm_overlap = false;
   std::string micro_batch = "1", global_batch = "0", recompute = "none", precision = "bf16", attention = "flash";
   std::string zero = "0", fsdp;
   bool distributed_optimizer = false;

@@ -91,6 +91,9 @@ std::vector<TrainingCheck> check_training(const hw::Catalog& catalog) {
     o.layout.ep = ep;
     o.layout.dp = integer(r, "dp", c.gpus / std::max<long>(1, o.layout.tp * pp * cp));
     o.layout.sequence_parallel = r["sequence_parallel"] && r["sequence_parallel"].as<bool>(false);
+    o.layout.tp_comm_overlap = o.layout.tp > 1 && r["tp_comm_overlap"] && r["tp_comm_overlap"].as<bool>(false);
+    // Megatron's TP overlap runs with sequence parallelism only.
+    if (o.layout.tp_comm_overlap) o.layout.sequence_parallel = true;
     o.memory.micro_batch = integer(r, "micro_batch", 1);
     o.global_batch = integer(r, "global_batch", 0);
     const std::string prec = r["precision"] ? r["precision"].Scalar() : "bf16";

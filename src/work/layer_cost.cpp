@@ -100,6 +100,8 @@ TransformerLayerCost transformer_layer_cost(const ModelSpec& m, const ParallelLa
                             ? attention_seconds(a, b, heads, s, s * cp, m.head_dim, causal, true)
                             : unfused_attention_seconds(a, b, heads, s, s * cp, m.head_dim, true);
   out.attention_forward = qkv + core_f + proj + elementwise;
+  out.attention_entry_gemm = qkv;
+  out.attention_exit_gemm = proj;
   // Backward: every GEMM twice (input and weight gradients), the attention's own backward.
   out.attention_backward = 2 * (qkv + proj) + core_b + 2 * elementwise;
 
@@ -123,6 +125,8 @@ TransformerLayerCost transformer_layer_cost(const ModelSpec& m, const ParallelLa
         (static_cast<double>(x.experts) / static_cast<double>(std::max<long>(1, l.ep)) + x.shared_experts) * expert / t;
   } else {
     ffn = ffn_cost(static_cast<double>(m.ffn), tokens);
+    out.ffn_entry_gemm = gemm_seconds(c, tokens, static_cast<double>(m.ffn) * (m.gated_ffn ? 2.0 : 1.0) / t, h);
+    out.ffn_exit_gemm = gemm_seconds(c, tokens, h, static_cast<double>(m.ffn) / t);
     ffn_params = (m.gated_ffn ? 3.0 : 2.0) * h * static_cast<double>(m.ffn) / t;
   }
   out.ffn_forward = ffn.first + elementwise;

@@ -48,6 +48,13 @@ struct TransformerLayerCost {
   // Expert parallelism: bytes each GPU sends in one all-to-all (dispatch or combine): its
   // tokens' hidden states, once per expert each is routed to.
   double dispatch_bytes = 0;
+  // The GEMMs a TP collective can hide behind with Megatron's --tp-comm-overlap (forward
+  // seconds): the all-gather feeds the first GEMM of each half (QKV, FC1) and the
+  // reduce-scatter drains the last (the output projection, FC2). 0 where none (MoE experts).
+  double attention_entry_gemm = 0;
+  double attention_exit_gemm = 0;
+  double ffn_entry_gemm = 0;
+  double ffn_exit_gemm = 0;
 };
 
 TransformerLayerCost transformer_layer_cost(const ModelSpec& m, const ParallelLayout& l, const MemoryOptions& o,

@@ -15,6 +15,7 @@ struct ParallelLayout {
   long ep = 1;   // expert parallel, carved out of the data-parallel ranks as Megatron does
   long vpp = 1;  // virtual stages per pipeline rank (interleaved schedule)
   bool sequence_parallel = false;
+  bool tp_comm_overlap = false;  // Megatron's --tp-comm-overlap (with sequence parallelism)
   [[nodiscard]] long gpus() const { return tp * pp * dp * cp; }
 };
 

@@ -153,6 +153,9 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
   refuse(l.cp > 1 && m.seq % (2 * l.cp) != 0, "--cp",
          fmt::format("CP {} does not split the {}-token sequence into 2 x CP equal chunks", l.cp, m.seq),
          "a CP size with 2 x CP dividing the sequence (Megatron's load-balanced causal split)");
+  refuse(l.tp_comm_overlap && (l.tp < 2 || !l.sequence_parallel), "--tp-comm-overlap",
+         "overlaps the all-gathers and reduce-scatters of sequence parallelism",
+         "--tp 2 or more with --sequence-parallel");
   if (m.is_transformer()) {
     refuse(m.heads % l.tp != 0, "--tp", fmt::format("TP {} does not divide the {} heads", l.tp, m.heads),
            "a TP size dividing the attention heads");
@@ -222,7 +225,17 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
     for (long i = first_layer; i < first_layer + per_stage && i < m.layers; ++i) {
       const bool moe = m.moe && i >= m.moe->dense_layers;
       const TransformerLayerCost c = transformer_layer_cost(m, l, mem, ctx, moe);
-      const double tp_s = tp_collective_s(c.tp_bytes);
+      double tp_s = tp_collective_s(c.tp_bytes);
+      // With --tp-comm-overlap the all-gather and reduce-scatter of each half run in chunks under
+      // the GEMM they feed or drain (Transformer Engine's userbuffers): only what outlasts the
+      // GEMM shows. The backward's data-gradient GEMMs have the same shapes.
+      if (l.tp_comm_overlap && tp_s > 0) {
+        const double half = tp_s / 2;
+        const double attention =
+            std::max(0.0, half - c.attention_entry_gemm) + std::max(0.0, half - c.attention_exit_gemm);
+        const double ffn = std::max(0.0, half - c.ffn_entry_gemm) + std::max(0.0, half - c.ffn_exit_gemm);
+        tp_s = (attention + ffn) / 2;  // the mean over the two halves, as tp_s stands for either
+      }
       const auto [cp_f, cp_b] = cp_exposed(c);
       const double a2a = dispatch_s(c);
       layers.push_back({fmt::format("layer {}", i), c.attention_forward + c.ffn_forward + 2 * tp_s + cp_f + 2 * a2a,
@@ -415,7 +428,11 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
                                  100 * b.compute_s / step, 100 * out.mfu,
                                  100 * (b.tp_s + b.dp_exposed_s + b.ep_s + b.cp_s + b.pp_p2p_s) / step);
   for (const auto& a : eff.assumptions()) out.assumptions.push_back(a);
-  out.assumptions.push_back("TP collectives are timed alone, in the critical path (no overlap with compute)");
+  if (l.tp > 1)
+    out.assumptions.push_back(
+        l.tp_comm_overlap ? "TP all-gathers and reduce-scatters hide under the GEMM each feeds or drains; only the "
+                            "excess is in the critical path"
+                          : "TP collectives are timed alone, in the critical path (no overlap with compute)");
   return out;
 }
 
