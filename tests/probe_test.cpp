@@ -281,6 +281,30 @@ TEST(ProbeProfile, JsonRoundTripKeepsEveryField) {
   EXPECT_DOUBLE_EQ(back.mpi->pairs[0].latency.value(), p.mpi->pairs[0].latency.value());
 }
 
+// The GEMM measurements `train --compute-profile` reads: kept through a save and a load, and a
+// precision or rate that cannot be one is an error naming the entry.
+TEST(ProbeProfile, GemmMeasurementsRoundTripAndAreChecked) {
+  Profile p = healthy_profile();
+  if (!p.gpu) p.gpu.emplace();
+  p.gpu->gemms.push_back({0, "bf16", 8192, 8192, 8192, 712.5});
+  const auto j = profile_to_json(p);
+  const Profile back = profile_from_json(j.dump(), "p.json");
+  ASSERT_EQ(back.gpu->gemms.size(), 1U);
+  EXPECT_DOUBLE_EQ(back.gpu->gemms[0].tflops, 712.5);
+  EXPECT_EQ(back.gpu->gemms[0].k, 8192);
+  for (const auto& [key, value] :
+       {std::pair<std::string, nlohmann::json>{"precision", "int4"}, {"tflops", 1e9}, {"tflops", -1}, {"gpu", 999}}) {
+    auto bad = j;
+    bad["gpu"]["gemm"][0][key] = value;
+    try {
+      (void)profile_from_json(bad.dump(), "bad.json");
+      FAIL() << key;
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.field(), "gpu.gemm[0]." + key);
+    }
+  }
+}
+
 TEST(ProbeProfile, ErrorsNameTheFileAndField) {
   auto j = profile_to_json(healthy_profile());
   j["memory"][0]["copy_GBps"] = "fast";

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "probe/profile_json.hpp"
 #include "test_support.hpp"
 
 using gf::test::run_cli;
@@ -150,6 +151,50 @@ TEST(Train, TensorParallelOverlapHidesCollectivesUnderGemms) {
   EXPECT_LT(overlapped["breakdown"]["tp_communication"].get<double>(),
             0.5 * plain["breakdown"]["tp_communication"].get<double>());
   EXPECT_LT(overlapped["step_time_s"].get<double>(), plain["step_time_s"].get<double>());
+}
+
+// A profile saved by `probe --save` with a measured GEMM rate replaces the published ceiling: a
+// GPU measured at half the rate trains slower, and the output says where the figure came from.
+TEST(Train, ComputeProfileReplacesThePublishedGemmCeiling) {
+  namespace fs = std::filesystem;
+  const fs::path file =
+      fs::temp_directory_path() /
+      ("gpufabric-compute-profile-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + ".json");
+  auto save = [&](double tflops) {
+    gf::probe::Profile p;
+    p.gpu.emplace();
+    gf::probe::CopyCurve c;
+    c.direction = "d2d";
+    c.memory = "device";
+    c.points = {{gf::Bytes(1 << 30), gf::Bandwidth(1.5e12)}};
+    p.gpu->copies.push_back(c);
+    p.gpu->gemms.push_back({0, "bf16", 8192, 8192, 8192, tflops});
+    std::ofstream(file) << gf::probe::profile_to_json(p).dump(2);
+    const auto back = gf::probe::profile_from_json(gf::probe::profile_to_json(p).dump(), "p.json");
+    EXPECT_EQ(back.gpu->gemms.size(), 1U);
+  };
+  const std::vector<std::string> job{"--preset", "dgx-h100", "--model", "llama3.1-8b", "--global-batch", "8"};
+  const auto published = train(job);
+  auto measured_job = job;
+  measured_job.insert(measured_job.end(), {"--compute-profile", file.string()});
+  save(400);
+  const auto slow = train(measured_job);
+  save(760);
+  const auto fast = train(measured_job);
+  EXPECT_GT(slow["step_time_s"].get<double>(), 1.3 * fast["step_time_s"].get<double>());
+  EXPECT_NEAR(fast["step_time_s"].get<double>() / published["step_time_s"].get<double>(), 1.0, 0.1);
+  bool said = false;
+  for (const auto& a : slow["assumptions"])
+    said = said || a.get<std::string>().find("as measured") != std::string::npos;
+  EXPECT_TRUE(said);
+  save(5000);  // above the H100's peak: measured on another GPU
+  measured_job.insert(measured_job.begin(), "train");
+  EXPECT_EQ(run_cli(measured_job).code, 2);
+  auto fp32 = measured_job;
+  fp32.insert(fp32.end(), {"--precision", "fp32"});
+  save(400);
+  EXPECT_EQ(run_cli(fp32).code, 2);  // no tf32 GEMM in the profile
+  fs::remove(file);
 }
 
 TEST(Train, BadLayoutsAndModelsAreExitTwo) {

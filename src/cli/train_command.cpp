@@ -8,6 +8,8 @@
 #include "cli/collective_command.hpp"
 #include "comm/collective.hpp"
 #include "core/error.hpp"
+#include "core/yaml_fields.hpp"
+#include "probe/profile_json.hpp"
 #include "report/chrome_trace.hpp"
 #include "report/table.hpp"
 #include "topo/topology.hpp"
@@ -62,6 +64,9 @@ void TrainOptions::add_to(CLI::App& app) {
   app.add_option("--background", background,
                  "Another job on the GPUs --gpus leaves free, running OP:SIZE back to back (e.g. all_reduce:1G): "
                  "its traffic shares the NICs and the fabric with this job's gradient reductions");
+  app.add_option("--compute-profile", compute_profile,
+                 "A profile from `gpufabric probe --save` on this cluster's GPU: its measured GEMM rate replaces "
+                 "the published ceiling");
   app.add_option("--trace", trace,
                  "Write one step of the representative GPU as a Chrome/Perfetto trace (JSON) to this file");
 }
@@ -133,6 +138,26 @@ std::string TrainOptions::run() const {
   const work::ModelSpec m = model_of(*this);
   work::TrainOptions o;
   o.record_timeline = !trace.empty();
+  if (!compute_profile.empty()) {
+    const auto profile =
+        probe::profile_from_json(read_text_file(compute_profile, "--compute-profile"), compute_profile);
+    // The precision's GEMM as cuBLAS runs it: fp32 training runs TF32 tensor cores; FP8's
+    // linear layers are not in the probe's set.
+    const std::string key = precision == "fp32" ? "tf32" : precision;
+    double best = 0;
+    std::string shape;
+    if (profile.gpu)
+      for (const auto& g : profile.gpu->gemms)
+        if (g.precision == key && g.tflops > best) {
+          best = g.tflops;
+          shape = fmt::format("{} GEMM {}x{}x{}", g.precision, g.m, g.n, g.k);
+        }
+    if (!(best > 0))
+      throw InputError({compute_profile, 0, 0}, "gpu.gemm", "no " + key + " GEMM measured in the profile",
+                       "a profile from `gpufabric probe --save` on a GPU (bf16, fp16 or tf32 GEMMs)");
+    o.gemm_tflops = best;
+    o.gemm_source = fmt::format("{} in {}", shape, compute_profile);
+  }
   if (!background.empty()) {
     const auto colon = background.find(':');
     const auto op = comm::parse_op(background.substr(0, colon));

@@ -28,6 +28,7 @@ struct TrainOptions {
   std::string format = "table";
   std::string trace;
   std::string background;
+  std::string compute_profile;
 
   void add_to(CLI::App& app);
   [[nodiscard]] std::string run() const;

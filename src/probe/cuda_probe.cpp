@@ -16,6 +16,9 @@
 #ifdef GPUFABRIC_HAVE_NCCL
 #include <nccl.h>
 #endif
+#ifdef GPUFABRIC_HAVE_CUBLAS
+#include <cublas_v2.h>
+#endif
 #endif
 
 namespace gf::probe {
@@ -189,6 +192,57 @@ void host_copies(int dev, const GpuProbeOptions& o, GpuResults& r) {
   r.copies.push_back(c);
 }
 
+#ifdef GPUFABRIC_HAVE_CUBLAS
+// Dense GEMMs through cuBLAS on one GPU, square and of the sizes a transformer layer runs
+// (4096 and 8192; quick: 4096), in bf16, fp16 and tf32 with fp32 accumulation: the mean of
+// back-to-back runs after warm-up, counted as 2 m n k FLOPs. The operands are left as cudaMalloc
+// gives them (the values do not change a GEMM's time).
+void gemms(int dev, bool quick, GpuResults& r) {
+  GF_CUDA(cudaSetDevice(dev));
+  cublasHandle_t h = nullptr;
+  if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) {
+    r.notes.push_back(fmt::format("GPU {}: cuBLAS did not initialise: no GEMM measured", dev));
+    return;
+  }
+  struct Kind {
+    const char* name;
+    cudaDataType_t type;
+    cublasComputeType_t compute;
+    std::size_t bytes;
+  };
+  const Kind kinds[] = {{"bf16", CUDA_R_16BF, CUBLAS_COMPUTE_32F, 2},
+                        {"fp16", CUDA_R_16F, CUBLAS_COMPUTE_32F, 2},
+                        {"tf32", CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, 4}};
+  std::vector<long> sizes{4096};
+  if (!quick) sizes.push_back(8192);
+  Stream st;
+  cublasSetStream(h, st.s);
+  for (const auto& kind : kinds) {
+    for (const long n : sizes) {
+      const std::size_t bytes = static_cast<std::size_t>(n * n) * kind.bytes;
+      DeviceBuffer a(bytes), b(bytes), c(bytes);
+      const float alpha = 1.0F, beta = 0.0F;
+      bool ok = true;
+      auto run = [&] {
+        ok = ok &&
+             cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(n), static_cast<int>(n),
+                          &alpha, a.p, kind.type, static_cast<int>(n), b.p, kind.type, static_cast<int>(n), &beta, c.p,
+                          kind.type, static_cast<int>(n), kind.compute, CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_SUCCESS;
+      };
+      for (int i = 0; i < 3; ++i) run();
+      const Seconds t = st.time(quick ? 5 : 20, run);
+      if (!ok) {
+        r.notes.push_back(fmt::format("GPU {}: cuBLAS refused the {} GEMM of {}: not measured", dev, kind.name, n));
+        continue;
+      }
+      const double flops = 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
+      r.gemms.push_back({dev, kind.name, n, n, n, flops / t.value() / 1e12});
+    }
+  }
+  cublasDestroy(h);
+}
+#endif
+
 void peer_matrix(int count, bool quick, GpuResults& r) {
   const std::size_t size = (quick ? 64 : 256) * kMiB;
   std::vector<std::unique_ptr<DeviceBuffer> > buf;
@@ -289,6 +343,11 @@ GpuResults measure_gpus(const GpuProbeOptions& options) {
     return r;
   }
   for (int d = 0; d < count; ++d) host_copies(d, options, r);
+#ifdef GPUFABRIC_HAVE_CUBLAS
+  gemms(0, options.quick, r);  // GPUs of one server are alike: the first stands for them
+#else
+  r.notes.push_back("cuBLAS not built: no GEMM measured (train --compute-profile needs one)");
+#endif
   if (count > 1) {
     peer_matrix(count, options.quick, r);
   } else {

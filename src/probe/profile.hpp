@@ -140,8 +140,18 @@ struct CollectiveResult {
   Bandwidth busbw;
 };
 
+// A dense matrix multiply (cuBLAS, C = A x B with m x k and k x n operands) on one GPU: what
+// `train --compute-profile` puts in place of the published GEMM ceiling.
+struct GemmMeasurement {
+  int gpu = 0;
+  std::string precision;  // bf16 | fp16 | tf32
+  long m = 0, n = 0, k = 0;
+  double tflops = 0;  // 2 m n k / time, 1e12 per second
+};
+
 struct GpuResults {
   std::vector<CopyCurve> copies;
+  std::vector<GemmMeasurement> gemms;
   std::vector<PeerCopy> peers;
   std::optional<CollectiveResult> nccl;
   std::vector<std::string> notes;

@@ -275,6 +275,10 @@ json profile_to_json(const Profile& p) {
       g["peers"].push_back(
           {{"src", x.src}, {"dst", x.dst}, {"peer_access", x.peer_access}, {"GBps", in_GBps(x.bandwidth)}});
     }
+    g["gemm"] = json::array();
+    for (const auto& x : p.gpu->gemms)
+      g["gemm"].push_back(
+          {{"gpu", x.gpu}, {"precision", x.precision}, {"m", x.m}, {"n", x.n}, {"k", x.k}, {"tflops", x.tflops}});
     if (p.gpu->nccl) g["nccl"] = collective_json(*p.gpu->nccl);
     g["notes"] = p.gpu->notes;
     j["gpu"] = g;
@@ -437,6 +441,22 @@ Profile profile_from_json(const std::string& text, const std::string& file) {
       g.peers.push_back({c.index("src", gpus, "GPUs"), c.index("dst", gpus, "GPUs"), c.boolean("peer_access"),
                          gigabytes_per_second(c.number("GBps"))});
     });
+    if (x.has("gemm")) {
+      x.each("gemm", [&](const Reader& c) {
+        GemmMeasurement gm;
+        gm.gpu = c.index("gpu", gpus, "GPUs");
+        gm.precision = c.text("precision");
+        if (gm.precision != "bf16" && gm.precision != "fp16" && gm.precision != "tf32")
+          c.fail("precision", "got '" + gm.precision + "'", "bf16, fp16, tf32");
+        gm.m = c.integer("m", 1);
+        gm.n = c.integer("n", 1);
+        gm.k = c.integer("k", 1);
+        // Above 100 PFLOP/s no GPU of today or the next generations reaches: a unit mistake.
+        gm.tflops = c.number("tflops", 1e-3);
+        if (gm.tflops > 1e5) c.fail("tflops", "implausibly large", "TFLOP/s of one GPU (below 100000)");
+        g.gemms.push_back(gm);
+      });
+    }
     if (x.has("nccl")) g.nccl = read_collective(x.object("nccl"));
     g.notes = x.strings("notes");
     p.gpu = g;

@@ -28,7 +28,8 @@ double peak_flops(const ComputeContext& c) {
 
 double gemm_seconds(const ComputeContext& c, double m, double n, double k) {
   if (m <= 0 || n <= 0 || k <= 0) return 0;
-  const GemmModel g = c.efficiency.gemm(c.gpu, c.precision);
+  GemmModel g = c.efficiency.gemm(c.gpu, c.precision);
+  if (c.gemm_ceiling > 0) g.ceiling = c.gemm_ceiling;
   const double flops = 2 * m * n * k;
   const double bytes = (m * k + k * n + m * n) * element_bytes(c.precision);
   const double math = flops / (peak_flops(c) * g.ceiling);
@@ -92,7 +93,8 @@ TransformerLayerCost transformer_layer_cost(const ModelSpec& m, const ParallelLa
   // FP8 training (Transformer Engine's recipes) runs the linear layers in FP8 and the attention
   // core in 16 bits.
   const ComputeContext a{c.gpu, c.precision == Precision::fp8 ? Precision::bf16 : c.precision, c.efficiency,
-                         o.attention == Attention::flash2 ? "flash-attention-2" : "flash-attention-3"};
+                         o.attention == Attention::flash2 ? "flash-attention-2" : "flash-attention-3",
+                         c.precision == Precision::fp8 ? 0.0 : c.gemm_ceiling};
   const double core_f = o.attention != Attention::unfused
                             ? attention_seconds(a, b, heads, s, s * cp, m.head_dim, causal, false)
                             : unfused_attention_seconds(a, b, heads, s, s * cp, m.head_dim, false);

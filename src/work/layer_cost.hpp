@@ -15,6 +15,7 @@ struct ComputeContext {
   Precision precision;
   const ComputeEfficiency& efficiency;
   const char* attention_kernel = "flash-attention-3";  // the curves FlashAttention is timed with
+  double gemm_ceiling = 0;  // a measured fraction of peak in place of the published one (0: published)
 };
 
 // Dense peak FLOP/s of the GPU for the precision's matmuls (fp32 training runs TF32).

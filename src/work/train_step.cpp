@@ -177,7 +177,17 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
   out.fits = out.memory.total <= out.gpu_memory;
 
   const auto& eff = ComputeEfficiency::builtin();
-  const ComputeContext ctx{t.gpu_spec(), o.memory.precision, eff};
+  ComputeContext ctx{t.gpu_spec(), o.memory.precision, eff};
+  if (o.gemm_tflops > 0) {
+    const double fraction = o.gemm_tflops * 1e12 / peak_flops(ctx);
+    refuse(!(fraction <= 1.05), "--compute-profile",
+           fmt::format("{:.0f} TFLOP/s measured is above the {}'s {} peak of {:.0f}", o.gemm_tflops, t.gpu_spec().name,
+                       to_string(o.memory.precision), peak_flops(ctx) / 1e12),
+           "a profile measured on this cluster's GPU");
+    ctx.gemm_ceiling = std::min(1.0, fraction);
+    out.assumptions.push_back(fmt::format("GEMMs at {:.0f} TFLOP/s ({:.0f}% of peak) as measured: {}", o.gemm_tflops,
+                                          100 * ctx.gemm_ceiling, o.gemm_source));
+  }
   const std::string dtype = o.memory.precision == Precision::fp32 ? "float" : "bfloat16";
   // The groups the representative GPU 0 belongs to.
   const comm::Communicator* tp_group = l.tp > 1 ? &cache.communicator(group_of(l, o.order, Axis::tp, 0)) : nullptr;
@@ -271,7 +281,8 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
     // gradient written and read, in the backward pass. The file's activation bytes are 16-bit
     // ones; fp32 doubles them.
     const double flops = m.flops_per_sample * static_cast<double>(micro);
-    const GemmModel gm = eff.gemm(t.gpu_spec(), o.memory.precision);
+    GemmModel gm = eff.gemm(t.gpu_spec(), o.memory.precision);
+    if (ctx.gemm_ceiling > 0) gm.ceiling = ctx.gemm_ceiling;
     const double activations =
         m.activation_bytes_per_sample * static_cast<double>(micro) * (o.memory.precision == Precision::fp32 ? 2 : 1);
     const double fwd = flops / (peak_flops(ctx) * gm.ceiling) + memory_seconds(ctx, 2 * activations);

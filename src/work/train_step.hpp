@@ -36,6 +36,10 @@ struct TrainOptions {
   // Another job on the GPUs this one leaves free (gpus < the cluster's), running this
   // collective of this size back to back: its traffic shares the NICs' uplinks and the fabric
   // with the data-parallel reductions. Unset when `background_bytes` is 0.
+  // GEMMs at this measured rate (TFLOP/s, e.g. from `probe --save`) instead of the published
+  // ceiling; 0: the published one. `gemm_source` says where it came from.
+  double gemm_tflops = 0;
+  std::string gemm_source;
   comm::Op background_op = comm::Op::all_reduce;
   double background_bytes = 0;
 };
