@@ -150,6 +150,11 @@ const ComputeEfficiency& ComputeEfficiency::builtin() {
   return e;
 }
 
+bool ComputeEfficiency::has_attention_figures(const hw::GpuSpec& gpu) const {
+  const Family* f = family_of(gpu);
+  return f != nullptr && (!f->attention.empty() || f->attention_range_mid > 0);
+}
+
 int ComputeEfficiency::sm_count(const hw::GpuSpec& gpu) const {
   // Only a family's own GPUs: a neighbour family's count would be a guess.
   for (const auto& f : families_)

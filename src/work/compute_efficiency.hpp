@@ -37,6 +37,8 @@ public:
   // family has them; otherwise the family's curves stand for it.
   [[nodiscard]] double attention(const hw::GpuSpec& gpu, Precision p, long seq, long head_dim, bool causal,
                                  bool backward, const std::string& kernel = "flash-attention-3") const;
+  // Whether the GPU's family has published FlashAttention curves or a range.
+  [[nodiscard]] bool has_attention_figures(const hw::GpuSpec& gpu) const;
   // Streaming multiprocessors of the GPU where the file gives them for its family; 0 if not.
   [[nodiscard]] int sm_count(const hw::GpuSpec& gpu) const;
   // Fraction of HBM bandwidth memory-bound kernels (norms, activations, the optimizer) reach.

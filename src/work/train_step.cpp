@@ -438,7 +438,9 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
     out.bottleneck = fmt::format("compute: {:.0f}% of the step ({:.0f}% MFU); communication exposes {:.0f}%",
                                  100 * b.compute_s / step, 100 * out.mfu,
                                  100 * (b.tp_s + b.dp_exposed_s + b.ep_s + b.cp_s + b.pp_p2p_s) / step);
-  for (const auto& a : eff.assumptions()) out.assumptions.push_back(a);
+  for (const auto& a : eff.assumptions())
+    if (a.rfind("attention on GPUs without", 0) != 0 || !eff.has_attention_figures(t.gpu_spec()))
+      out.assumptions.push_back(a);
   if (l.tp > 1)
     out.assumptions.push_back(
         l.tp_comm_overlap ? "TP all-gathers and reduce-scatters hide under the GEMM each feeds or drains; only the "
