@@ -11,10 +11,12 @@
 #include "cli/collective_command.hpp"
 #include "cli/pipeline_command.hpp"
 #include "cli/probe_command.hpp"
+#include "cli/serve_command.hpp"
 #include "cli/train_command.hpp"
 #include "comm/communicator.hpp"
 #include "core/error.hpp"
 #include "core/yaml_fields.hpp"
+#include "report/serving_validation_report.hpp"
 #include "report/table.hpp"
 #include "report/topo_report.hpp"
 #include "report/training_validation_report.hpp"
@@ -200,6 +202,11 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   TrainOptions train_opts;
   train_opts.add_to(*train_cmd);
 
+  auto* serve_cmd = app.add_subcommand(
+      "serve", "Model LLM inference serving: throughput, TTFT/TPOT percentiles, the bound; size a fleet for SLOs");
+  ServeOptions serve_opts;
+  serve_opts.add_to(*serve_cmd);
+
   auto* probe_cmd = app.add_subcommand(
       "probe", "Measure this machine: memory, storage, CPU decode, GPU copies, NCCL; across nodes with --mpi");
   ProbeOptions probe_opts;
@@ -218,7 +225,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   std::string validate_catalog;
   validate_cmd->add_option("--format", validate_format, "table | json | csv");
   std::string validate_suite = "all";
-  validate_cmd->add_option("--suite", validate_suite, "all | paths | collectives | training");
+  validate_cmd->add_option("--suite", validate_suite, "all | paths | collectives | training | serving");
   validate_cmd->add_option("--file", validate_file,
                            "A validation YAML file of the --suite's format instead of the built-in set");
   add_catalog_option(*validate_cmd, validate_catalog);
@@ -267,19 +274,28 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
       result = pipeline_opts.run();
     } else if (train_cmd->parsed()) {
       result = train_opts.run();
+    } else if (serve_cmd->parsed()) {
+      result = serve_opts.run();
     } else if (probe_cmd->parsed()) {
       result = probe_opts.run();
     } else if (validate_cmd->parsed()) {
       check_format(validate_format, {"table", "json", "csv"});
       if (validate_suite != "all" && validate_suite != "paths" && validate_suite != "collectives" &&
-          validate_suite != "training") {
-        throw InputError({}, "--suite", "got '" + validate_suite + "'", "all, paths, collectives, training");
+          validate_suite != "training" && validate_suite != "serving") {
+        throw InputError({}, "--suite", "got '" + validate_suite + "'", "all, paths, collectives, training, serving");
       }
       if (!validate_file.empty() && validate_suite == "all") {
         throw InputError({}, "--file", "say which suite the file holds", "--suite paths or --suite collectives");
       }
       const hw::Catalog catalog = load_catalog(validate_catalog);
-      if (validate_suite == "training") {
+      if (validate_suite == "serving") {
+        if (!validate_file.empty())
+          throw InputError({}, "--file", "the serving suite reads its built-in set only", "--suite paths|collectives");
+        if (validate_format == "csv") throw InputError({}, "--format", "csv is not offered for serving", "table, json");
+        const auto checks = validate::check_serving(catalog);
+        result = validate_format == "json" ? report::serving_validation_json(checks)
+                                           : report::serving_validation_text(checks);
+      } else if (validate_suite == "training") {
         if (!validate_file.empty())
           throw InputError({}, "--file", "the training suite reads its built-in set only", "--suite paths|collectives");
         if (validate_format == "csv")

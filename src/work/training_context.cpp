@@ -14,13 +14,13 @@ const comm::Communicator& TrainingContext::communicator(const std::vector<long>&
 }
 
 const comm::CollectiveResult& TrainingContext::collective(const std::vector<long>& gpus, comm::Op op, double bytes,
-                                                          const std::string& dtype) {
-  return collective(communicator(gpus), op, bytes, dtype);
+                                                          const std::string& dtype, bool cuda_graph) {
+  return collective(communicator(gpus), op, bytes, dtype, cuda_graph);
 }
 
 const comm::CollectiveResult& TrainingContext::collective(const comm::Communicator& c, comm::Op op, double bytes,
-                                                          const std::string& dtype) {
-  const auto key = std::make_tuple(&c, static_cast<int>(op), bytes, dtype);
+                                                          const std::string& dtype, bool cuda_graph) {
+  const auto key = std::make_tuple(&c, static_cast<int>(op), bytes, dtype, cuda_graph);
   auto it = collectives_.find(key);
   if (it == collectives_.end()) {
     comm::CollectiveRequest r;
@@ -28,6 +28,7 @@ const comm::CollectiveResult& TrainingContext::collective(const comm::Communicat
     r.size = bytes;
     r.dtype = dtype;
     r.engine = comm::Engine::analytic;
+    r.cuda_graph = cuda_graph;
     it = collectives_.emplace(key, comm::predict(c, r)).first;
   }
   return it->second;

@@ -35,11 +35,12 @@ public:
 
   // The collective on its own (NCCL's choice, the closed form), priced once per
   // (group, op, size, dtype).
+  // `cuda_graph`: launched from a CUDA graph (serving engines' decode), no per-call launch cost.
   const comm::CollectiveResult& collective(const std::vector<long>& gpus, comm::Op op, double bytes,
-                                           const std::string& dtype);
+                                           const std::string& dtype, bool cuda_graph = false);
   // The same for a communicator this context built (no look-up of its GPUs).
   const comm::CollectiveResult& collective(const comm::Communicator& c, comm::Op op, double bytes,
-                                           const std::string& dtype);
+                                           const std::string& dtype, bool cuda_graph = false);
 
   // How much longer the data part of `op` on `groups[0]` takes while every group in `groups`
   // runs the same collective at the same moment (they share NICs, PCIe switches and the
@@ -57,7 +58,7 @@ public:
 private:
   const topo::Topology& t_;
   std::map<std::vector<long>, std::unique_ptr<comm::Communicator>> comms_;
-  std::map<std::tuple<const comm::Communicator*, int, double, std::string>, comm::CollectiveResult> collectives_;
+  std::map<std::tuple<const comm::Communicator*, int, double, std::string, bool>, comm::CollectiveResult> collectives_;
   std::map<std::tuple<std::vector<long>, int, double, std::string, int, double>, double> contention_;
   std::size_t flow_runs_ = 0;
 };

@@ -1,0 +1,201 @@
+#include "validate/serving_validation.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "core/error.hpp"
+#include "core/yaml_fields.hpp"
+#include "data/embedded.hpp"
+#include "topo/cluster_loader.hpp"
+#include "work/model_library.hpp"
+#include "work/serving_fleet.hpp"
+
+namespace gf::validate {
+
+namespace {
+
+constexpr const char* kFile = "data/validation/serving.yaml";
+
+// The preset that stands for a row's GPU when the row names none.
+const std::map<std::string, std::string>& presets() {
+  static const std::map<std::string, std::string> p{{"a100-sxm4-80gb", "dgx-a100"}, {"a100-sxm4-40gb", "dgx-a100"},
+                                                    {"h100-sxm5", "dgx-h100"},      {"h200-sxm", "hgx-h200"},
+                                                    {"b200", "dgx-b200"},           {"l40s", "pcie-8x-l40s"},
+                                                    {"h100-pcie", "pcie-8x-h100"},  {"a100-pcie-80gb", "pcie-8x-a100"}};
+  return p;
+}
+
+bool has(const YAML::Node& r, const char* key) { return r[key] && !r[key].IsNull(); }
+
+std::string text(const YAML::Node& r, const char* key, const std::string& fallback = {}) {
+  return has(r, key) && r[key].IsScalar() ? r[key].Scalar() : fallback;
+}
+
+double number(const YAML::Node& r, const char* key, double fallback = 0) {
+  return has(r, key) && r[key].IsScalar() ? r[key].as<double>(fallback) : fallback;
+}
+
+// The statistic a latency field gives, in the order benchmark clients report them.
+bool statistic(const YAML::Node& n, std::string& which, double& value) {
+  if (!n || n.IsNull()) return false;
+  if (n.IsScalar()) {
+    which = "mean";
+    value = n.as<double>();
+    return true;
+  }
+  for (const char* k : {"mean", "p50", "p90", "p99"})
+    if (n[k] && n[k].IsScalar()) {
+      which = k;
+      value = n[k].as<double>();
+      return true;
+    }
+  return false;
+}
+
+double pick(const work::Distribution& d, const std::string& which) {
+  return which == "p50" ? d.p50 : which == "p90" ? d.p90 : which == "p99" ? d.p99 : d.mean;
+}
+
+}  // namespace
+
+std::vector<ServingCheck> check_serving(const hw::Catalog& catalog) {
+  std::string body;
+  for (const auto& f : data::embedded_files())
+    if (f.path == kFile) body = std::string(f.text);
+  const YAML::Node root = parse_yaml(body, kFile);
+  const YAML::Node rows = root.IsMap() ? root["rows"] : root;
+  std::vector<ServingCheck> out;
+  for (const auto& r : rows) {
+    ServingCheck c;
+    c.id = text(r, "id");
+    c.source_id = text(r, "source_id");
+    c.model = text(r, "model");
+    c.gpu = text(r, "gpu");
+    c.gpus = static_cast<long>(number(r, "gpus"));
+    c.scenario = text(r, "scenario", "offline");
+    auto skip = [&](const std::string& why) {
+      c.skipped = why;
+      out.push_back(c);
+    };
+    std::string preset = text(r, "preset");
+    if (preset.empty() && presets().count(c.gpu) != 0) preset = presets().at(c.gpu);
+    if (preset.empty()) {
+      skip("no preset for " + c.gpu);
+      continue;
+    }
+    const long tp = static_cast<long>(number(r, "tp", 1)), pp = static_cast<long>(number(r, "pp", 1));
+    const long replicas = static_cast<long>(number(r, "replicas", 1));
+    if (tp * pp * replicas != c.gpus) {
+      skip("attention data parallelism with expert parallelism (DP attention) is not modelled");
+      continue;
+    }
+    if (!has(r, "isl") || !has(r, "osl")) {
+      skip("no input or output length in the source");
+      continue;
+    }
+    work::ModelSpec m;
+    try {
+      m = work::library_model(c.model);
+    } catch (const InputError&) {
+      skip("model not in the library");
+      continue;
+    }
+    work::ReplicaSpec rs;
+    rs.tp = tp;
+    rs.pp = pp;
+    rs.ep = static_cast<long>(number(r, "ep", 1));
+    if (rs.ep > tp) rs.ep = 1;  // EP over data-parallel attention ranks: not modelled, experts split by TP
+    const std::string precision = text(r, "precision", "bf16");
+    if (!work::parse_weight_format(precision, rs.weights)) {
+      skip("precision '" + precision + "' not modelled");
+      continue;
+    }
+    // KV precision: as given; unstated, fp8 with fp8 or fp4 weights (NVIDIA's quantized
+    // checkpoints carry an fp8 KV cache), else the 16-bit type.
+    const std::string kv = text(r, "kv_dtype",
+                                precision == "fp8" || precision == "fp4" ? "fp8"
+                                : precision == "fp16"                    ? "fp16"
+                                                                         : "bf16");
+    if (!work::parse_weight_format(kv, rs.kv)) rs.kv = work::WeightFormat::bf16;
+    const std::string engine = text(r, "engine", "vllm");
+    // Engine limits: vLLM's defaults; TensorRT-LLM's benchmark sizes the batch to the KV cache,
+    // so its sequence limit is set high enough that the KV cache binds first.
+    rs.max_seqs = static_cast<long>(number(r, "max_seqs", engine == "trt-llm" ? 2048 : 256));
+    rs.max_batch_tokens = static_cast<long>(number(r, "max_batch_tokens", 8192));
+
+    work::LoadSpec load;
+    load.input = work::LengthDistribution(std::lround(number(r, "isl")));
+    load.output = work::LengthDistribution(std::max(1L, std::lround(number(r, "osl"))));
+    double offered = 0;
+    long concurrency = 0;
+    const long stated = static_cast<long>(number(r, "requests", 0));
+    if (c.scenario == "server") {
+      load.kind = work::ArrivalKind::poisson;
+      offered = load.rate = number(r, "rate");
+      load.requests = std::clamp<long>(std::lround(offered * 120), 1000, 6000);
+    } else if (c.scenario == "concurrency") {
+      load.kind = work::ArrivalKind::concurrency;
+      concurrency = load.concurrency = static_cast<long>(number(r, "concurrency"));
+      load.requests = std::clamp<long>(10 * concurrency, 1000, 20000);
+    } else {
+      load.kind = work::ArrivalKind::offline;
+      load.requests = std::min<long>(stated > 0 ? stated : 3000, std::max<long>(3000, 3 * rs.max_seqs * replicas));
+    }
+    if ((c.scenario == "server" && !(offered > 0)) || (c.scenario == "concurrency" && concurrency < 1)) {
+      skip("no rate or concurrency given");
+      continue;
+    }
+    try {
+      auto spec = topo::load_preset(preset, catalog);
+      topo::ClusterOverrides ov;
+      ov.nodes = std::max<long>(1, (c.gpus + 7) / 8);
+      topo::apply_overrides(spec, ov, catalog);
+      const topo::Topology t(spec, catalog);
+      if (t.gpu_spec().name != c.gpu && presets().count(c.gpu) == 0) {
+        skip("the preset's GPU differs from the row's");
+        continue;
+      }
+      work::TrainingContext context(t);
+      const work::ReplicaSet set(context, m, rs, replicas);
+      work::SimulationOptions so;
+      so.scheduler.max_seqs = rs.max_seqs;
+      so.scheduler.max_batch_tokens = rs.max_batch_tokens;
+      const auto run = work::simulate_serving(set.replicas(), work::generate_requests(load), concurrency, so);
+      const work::ServingSummary s = work::summarize(run, offered, {}, rs.ep == 1);
+      double measured = number(r, "measured_output_tokens_per_s");
+      if (!(measured > 0) && number(r, "measured_requests_per_s") > 0)
+        measured = number(r, "measured_requests_per_s") * number(r, "osl");
+      c.bound = s.overloaded ? "overloaded" : s.bound;
+      if (measured > 0) {
+        ServingCheck t = c;
+        t.metric = c.scenario == "server" ? "output tok/s at the rate" : "output tok/s";
+        t.measured = measured;
+        t.predicted = s.output_tokens_per_s;
+        t.error = (t.predicted - t.measured) / t.measured;
+        out.push_back(t);
+      }
+      for (const auto& [field, name, dist] :
+           {std::tuple{"measured_ttft_ms", "TTFT", &s.ttft_ms}, std::tuple{"measured_tpot_ms", "TPOT", &s.tpot_ms}}) {
+        std::string which;
+        double value = 0;
+        if (!statistic(r[field], which, value) || !(value > 0)) continue;
+        ServingCheck l = c;
+        l.latency = true;
+        l.metric = std::string(name) + " " + which + " ms";
+        l.measured = value;
+        l.predicted = pick(*dist, which);
+        l.error = (l.predicted - l.measured) / l.measured;
+        out.push_back(l);
+      }
+    } catch (const InputError& e) {
+      skip(std::string("the model refuses the layout: ") + e.problem());
+      continue;
+    }
+  }
+  return out;
+}
+
+}  // namespace gf::validate

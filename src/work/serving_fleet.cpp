@@ -1,0 +1,102 @@
+#include "work/serving_fleet.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.hpp"
+
+namespace gf::work {
+
+ReplicaSet::ReplicaSet(TrainingContext& context, const ModelSpec& m, const ReplicaSpec& r, long replicas) {
+  const long g = r.gpus();
+  const long cluster = context.topology().gpu_count();
+  if (g > cluster)
+    throw InputError(
+        {}, "--tp", fmt::format("a replica of TP {} x PP {} needs {} GPUs; the cluster has {}", r.tp, r.pp, g, cluster),
+        "TP x PP at most the cluster's GPU count (more nodes with --nodes)");
+  const long distinct = std::max<long>(1, std::min(replicas, cluster / g));
+  for (long i = 0; i < distinct; ++i) {
+    std::vector<long> gpus;
+    for (long k = 0; k < g; ++k) gpus.push_back(i * g + k);
+    costs_.push_back(std::make_unique<InferenceCost>(context, m, r, std::move(gpus)));
+  }
+  for (long j = 0; j < replicas; ++j) view_.push_back(costs_[static_cast<std::size_t>(j % distinct)].get());
+}
+
+namespace {
+
+ServingSummary run_at(const ReplicaSet& set, const LoadSpec& load, double rate, long requests, const SloSpec& slo,
+                      const SizingOptions& o) {
+  LoadSpec l = load;
+  l.kind = ArrivalKind::poisson;
+  l.rate = rate;
+  l.requests = requests;
+  const ServingRun run = simulate_serving(set.replicas(), generate_requests(l), 0, o.simulation);
+  return summarize(run, rate, slo, set.first().replica().ep == 1);
+}
+
+}  // namespace
+
+FleetSizing size_fleet(TrainingContext& context, const ModelSpec& m, const std::vector<ReplicaSpec>& candidates,
+                       const LoadSpec& load, double rate, const SloSpec& slo, const SizingOptions& options) {
+  FleetSizing out;
+  out.rate = rate;
+  const long per_node = context.topology().gpus_per_node();
+  for (const ReplicaSpec& r : candidates) {
+    LayoutSizing s;
+    s.replica = r;
+    try {
+      const ReplicaSet one(context, m, r, 1);
+      // The most it serves with everything queued, then the best latencies (a light load).
+      LoadSpec offline = load;
+      offline.kind = ArrivalKind::offline;
+      offline.requests = options.requests;
+      const ServingRun full = simulate_serving(one.replicas(), generate_requests(offline), 0, options.simulation);
+      const double capacity = summarize(full, 0, slo, true).requests_per_s;
+      s.best = run_at(one, load, 0.02 * capacity, std::min<long>(options.requests, 200), slo, options);
+      if (!s.best.meets_slo) {
+        s.why_not = fmt::format("even lightly loaded, p{:.0f} TTFT is {:.0f} ms and p{:.0f} TPOT {:.1f} ms",
+                                slo.percentile, slo.percentile >= 99 ? s.best.ttft_ms.p99 : s.best.ttft_ms.p90,
+                                slo.percentile, slo.percentile >= 99 ? s.best.tpot_ms.p99 : s.best.tpot_ms.p90);
+        out.layouts.push_back(s);
+        continue;
+      }
+      // Bisection on the rate one replica serves within the goals.
+      double lo = 0.02 * capacity, hi = 1.1 * capacity;
+      for (int i = 0; i < 9; ++i) {
+        const double mid = std::sqrt(lo * hi);
+        if (run_at(one, load, mid, options.requests, slo, options).meets_slo)
+          lo = mid;
+        else
+          hi = mid;
+      }
+      s.replica_rate = lo;
+      s.replicas = std::max<long>(1, static_cast<long>(std::ceil(rate / lo)));
+      // The fleet under the whole rate; load balancing usually helps, a short run may not.
+      for (int tries = 0; tries < 4; ++tries) {
+        const ReplicaSet fleet(context, m, r, s.replicas);
+        const long n = std::clamp<long>(options.requests * s.replicas, options.requests, 20000);
+        s.fleet = run_at(fleet, load, rate, n, slo, options);
+        if (s.fleet.meets_slo) break;
+        ++s.replicas;
+      }
+      s.fits = s.fleet.meets_slo;
+      if (!s.fits) s.why_not = fmt::format("{} replicas still miss the goals under the whole rate", s.replicas);
+      s.gpus = s.replicas * r.gpus();
+      s.nodes = (s.gpus + per_node - 1) / per_node;
+    } catch (const InputError& e) {
+      s.why_not = e.problem();
+    }
+    out.layouts.push_back(s);
+  }
+  for (std::size_t i = 0; i < out.layouts.size(); ++i) {
+    const auto& s = out.layouts[i];
+    if (s.fits && (out.chosen < 0 || s.gpus < out.layouts[static_cast<std::size_t>(out.chosen)].gpus))
+      out.chosen = static_cast<int>(i);
+  }
+  return out;
+}
+
+}  // namespace gf::work

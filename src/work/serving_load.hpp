@@ -1,0 +1,63 @@
+#pragma once
+// The requests a serving simulation replays: when each arrives and how many tokens it brings
+// and asks for. Poisson arrivals at a rate, everything at once (offline), a trace file, or a
+// fixed number of clients that each send their next request when the last one returns (that
+// last one is generated inside the simulation, serving_sim.hpp).
+//
+// Trace files are CSV: `arrival_s,input_tokens,output_tokens`, one request per line, arrival
+// times non-decreasing, a header line allowed, `#` comments ignored. Histogram files give a
+// length distribution: `tokens,weight` per line.
+#include <cstdint>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gf::work {
+
+struct Request {
+  double arrival_s = 0;
+  long input = 0;
+  long output = 0;
+};
+
+// A length: fixed, or drawn from a histogram of (tokens, weight).
+class LengthDistribution {
+public:
+  LengthDistribution() = default;
+  explicit LengthDistribution(long fixed) : fixed_(fixed) {}
+  // Reads `tokens,weight` lines (InputError at file:line when malformed).
+  static LengthDistribution from_histogram(const std::string& text, const std::string& file);
+
+  [[nodiscard]] long sample(std::mt19937_64& rng) const;
+  [[nodiscard]] double mean() const;
+  [[nodiscard]] long max() const;
+  [[nodiscard]] std::string describe() const;
+
+private:
+  long fixed_ = 0;
+  std::vector<std::pair<long, double>> bins_;  // tokens, cumulative weight
+};
+
+enum class ArrivalKind { poisson, concurrency, offline, trace };
+const char* to_string(ArrivalKind k);
+
+struct LoadSpec {
+  ArrivalKind kind = ArrivalKind::offline;
+  double rate = 0;       // requests per second (poisson)
+  long concurrency = 0;  // clients (concurrency)
+  long requests = 1000;  // how many requests in all
+  LengthDistribution input{1024};
+  LengthDistribution output{256};
+  std::uint64_t seed = 0;
+  std::vector<Request> trace;  // kind trace
+};
+
+// The requests of a load, sorted by arrival. For `concurrency` all arrive at 0 and the
+// simulation re-times all but the first `concurrency` of them.
+std::vector<Request> generate_requests(const LoadSpec& load);
+
+// Reads a trace file (InputError at file:line when malformed).
+std::vector<Request> parse_trace(const std::string& text, const std::string& file);
+
+}  // namespace gf::work

@@ -1,0 +1,281 @@
+#include "work/serving_sim.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <queue>
+
+#include "core/error.hpp"
+
+namespace gf::work {
+
+namespace {
+
+struct Live {
+  std::size_t request = 0;  // index into the request list
+  long target = 0;          // tokens to hold in the KV cache before the next token is sampled
+  long computed = 0;        // tokens whose KV is in the cache
+  long generated = 0;
+  long blocks = 0;
+  int preemptions = 0;
+  bool first_token_seen = false;
+  double first_token_s = 0;
+};
+
+struct Engine {
+  InferenceCost* cost = nullptr;
+  long capacity_blocks = 0;
+  long used_blocks = 0;
+  double clock = 0;
+  std::vector<Live> running;  // in admission order
+  std::deque<Live> waiting;
+  [[nodiscard]] bool idle() const { return running.empty() && waiting.empty(); }
+  [[nodiscard]] std::size_t outstanding() const { return running.size() + waiting.size(); }
+};
+
+long blocks_for(long tokens, long block) { return (tokens + block - 1) / block; }
+
+}  // namespace
+
+double percentile(std::vector<double> values, double p) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const double rank = p / 100.0 * static_cast<double>(values.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(rank));
+  const auto hi = std::min(lo + 1, values.size() - 1);
+  return values[lo] + (values[hi] - values[lo]) * (rank - static_cast<double>(lo));
+}
+
+ServingRun simulate_serving(const std::vector<InferenceCost*>& replicas, const std::vector<Request>& requests,
+                            long concurrency, const SimulationOptions& options) {
+  const SchedulerOptions& s = options.scheduler;
+  ServingRun run;
+  if (replicas.empty() || requests.empty()) return run;
+  if (s.max_batch_tokens < 1 || s.max_seqs < 1 || s.block_tokens < 1)
+    throw InputError({}, "--max-batch-tokens", "scheduler limits below 1",
+                     "positive --max-batch-tokens and --max-seqs");
+
+  std::vector<Engine> engines;
+  for (InferenceCost* c : replicas) {
+    const long pp = c->replica().pp;
+    for (long v = 0; v < pp; ++v) {
+      Engine e;
+      e.cost = c;
+      e.capacity_blocks = c->kv_capacity_tokens() / pp / s.block_tokens;
+      engines.push_back(std::move(e));
+    }
+  }
+  run.engines = static_cast<int>(engines.size());
+  long longest = 0;
+  for (const auto& r : requests) longest = std::max(longest, r.input + r.output);
+  for (const auto& e : engines)
+    if (blocks_for(longest, s.block_tokens) > e.capacity_blocks)
+      throw InputError({}, "--isl",
+                       fmt::format("a request of {} tokens (input + output) exceeds the KV cache of one engine, {} "
+                                   "tokens ({})",
+                                   longest, e.capacity_blocks * s.block_tokens, e.cost->describe()),
+                       "shorter requests, a larger TP, fp8 KV (--kv-dtype fp8) or a higher --gpu-memory-utilization");
+  if (!s.chunked_prefill)
+    for (const auto& r : requests)
+      if (r.input > s.max_batch_tokens)
+        throw InputError({}, "--max-batch-tokens",
+                         fmt::format("a prompt of {} tokens exceeds the budget of {} without chunked prefill", r.input,
+                                     s.max_batch_tokens),
+                         "--max-batch-tokens at least the longest prompt, or chunked prefill");
+
+  // Arrivals: the given times, except under a fixed concurrency, where request i > C arrives
+  // when the (i - C)-th completes.
+  std::vector<double> arrival(requests.size());
+  for (std::size_t i = 0; i < requests.size(); ++i) arrival[i] = requests[i].arrival_s;
+  const std::size_t open =
+      concurrency > 0 ? std::min<std::size_t>(requests.size(), static_cast<std::size_t>(concurrency)) : requests.size();
+  std::size_t released = open;  // requests whose arrival time is known
+  std::size_t next = 0;         // next request to dispatch
+  // Under concurrency, completions release arrivals out of index order only in time: keep a
+  // queue of (time, index) for released ones.
+  std::priority_queue<std::pair<double, std::size_t>, std::vector<std::pair<double, std::size_t>>, std::greater<>>
+      pending;
+  if (concurrency > 0) {
+    for (std::size_t i = 0; i < open; ++i) pending.emplace(arrival[i], i);
+  }
+  auto next_arrival = [&]() -> double {
+    if (concurrency > 0) return pending.empty() ? std::numeric_limits<double>::infinity() : pending.top().first;
+    return next < requests.size() ? arrival[next] : std::numeric_limits<double>::infinity();
+  };
+  auto pop_arrival = [&]() -> std::size_t {
+    if (concurrency > 0) {
+      const std::size_t i = pending.top().second;
+      arrival[i] = pending.top().first;
+      pending.pop();
+      return i;
+    }
+    return next++;
+  };
+
+  run.first_arrival_s = std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < open; ++i) run.first_arrival_s = std::min(run.first_arrival_s, arrival[i]);
+  run.requests.reserve(requests.size());
+  double batch_time = 0, kv_time = 0;
+  std::size_t total_waiting = 0;
+
+  for (;;) {
+    // The busy engine that is free first.
+    Engine* e = nullptr;
+    for (auto& x : engines)
+      if (!x.idle() && (e == nullptr || x.clock < e->clock)) e = &x;
+    const double t_arrival = next_arrival();
+    if (e == nullptr && std::isinf(t_arrival)) break;
+    if (e == nullptr || t_arrival <= e->clock) {
+      const std::size_t i = pop_arrival();
+      Engine* to = &engines.front();
+      for (auto& x : engines)
+        if (x.outstanding() < to->outstanding()) to = &x;
+      if (to->idle()) to->clock = std::max(to->clock, t_arrival);
+      Live l;
+      l.request = i;
+      l.target = requests[i].input;
+      to->waiting.push_back(l);
+      ++total_waiting;
+      run.max_waiting = std::max(run.max_waiting, static_cast<long>(total_waiting));
+      continue;
+    }
+
+    // Build one iteration on engine e.
+    IterationWork w;
+    long budget = s.max_batch_tokens;
+    std::vector<std::pair<std::size_t, long>> chunk;  // running index, tokens this iteration
+    chunk.reserve(e->running.size() + 8);
+    auto preempt_last = [&]() {
+      Live v = e->running.back();
+      e->running.pop_back();
+      e->used_blocks -= v.blocks;
+      v.blocks = 0;
+      v.computed = 0;
+      v.target = requests[v.request].input + v.generated;
+      ++v.preemptions;
+      ++run.preemptions;
+      e->waiting.push_front(v);
+      ++total_waiting;
+    };
+    for (std::size_t k = 0; k < e->running.size() && budget > 0; ++k) {
+      Live& l = e->running[k];
+      const long c = l.computed < l.target ? std::min(l.target - l.computed, budget) : 1;
+      const long need = blocks_for(l.computed + c, s.block_tokens) - l.blocks;
+      bool self_preempted = false;
+      while (e->used_blocks + need > e->capacity_blocks) {
+        if (e->running.size() - 1 == k) {  // it is the most recent itself
+          preempt_last();
+          self_preempted = true;
+          break;
+        }
+        preempt_last();
+      }
+      if (self_preempted) break;
+      e->used_blocks += need;
+      l.blocks += need;
+      chunk.emplace_back(k, c);
+      budget -= c;
+    }
+    bool kv_blocked = false;
+    while (!e->waiting.empty() && budget > 0 && static_cast<long>(e->running.size()) < s.max_seqs) {
+      Live& l = e->waiting.front();
+      const long remaining = l.target - l.computed;
+      if (!s.chunked_prefill && remaining > budget) break;
+      const long c = std::min(remaining, budget);
+      const long need = blocks_for(l.computed + c, s.block_tokens) - l.blocks;
+      if (e->used_blocks + need > e->capacity_blocks) {
+        kv_blocked = true;
+        break;
+      }
+      e->used_blocks += need;
+      l.blocks += need;
+      e->running.push_back(l);
+      e->waiting.pop_front();
+      --total_waiting;
+      chunk.emplace_back(e->running.size() - 1, c);
+      budget -= c;
+    }
+    const bool seqs_blocked = !e->waiting.empty() && static_cast<long>(e->running.size()) >= s.max_seqs;
+
+    for (const auto& [k, c] : chunk) {
+      const Live& l = e->running[k];
+      if (l.computed < l.target) {
+        w.prefill_tokens += c;
+        w.prefill_attention += static_cast<double>(c) * static_cast<double>(l.computed) +
+                               static_cast<double>(c) * static_cast<double>(c + 1) / 2;
+        if (l.computed + c == l.target) ++w.prefill_sequences;
+      } else {
+        ++w.decode_sequences;
+        w.decode_context += static_cast<double>(l.computed + 1);
+      }
+    }
+    const IterationTime it = e->cost->iteration(w);
+    const double start = e->clock;
+    const double end = start + it.seconds;
+    e->clock = end;
+
+    // Advance the requests; completed ones leave (back to front keeps indices valid).
+    for (const auto& [k, c] : chunk) {
+      Live& l = e->running[k];
+      const bool sampled = l.computed < l.target ? l.computed + c == l.target : true;
+      l.computed += c;
+      if (sampled) {
+        ++l.generated;
+        if (!l.first_token_seen) {
+          l.first_token_seen = true;
+          l.first_token_s = end;
+        }
+      }
+    }
+    std::size_t kept = 0;
+    for (std::size_t k = 0; k < e->running.size(); ++k) {
+      Live& l = e->running[k];
+      const Request& r = requests[l.request];
+      if (l.generated >= r.output) {
+        e->used_blocks -= l.blocks;
+        RequestRecord rec;
+        rec.arrival_s = arrival[l.request];
+        rec.first_token_s = l.first_token_s;
+        rec.finish_s = end;
+        rec.input = r.input;
+        rec.output = r.output;
+        rec.preemptions = l.preemptions;
+        run.requests.push_back(rec);
+        run.last_finish_s = std::max(run.last_finish_s, end);
+        if (concurrency > 0 && released < requests.size()) pending.emplace(end, released++);
+      } else {
+        if (kept != k) e->running[kept] = l;
+        ++kept;
+      }
+    }
+    e->running.resize(kept);
+
+    const long batch = static_cast<long>(chunk.size());
+    ++run.iterations;
+    run.max_batch = std::max(run.max_batch, batch);
+    run.busy_s += it.seconds;
+    run.compute_s += it.compute;
+    run.memory_s += it.memory;
+    run.communication_s += it.communication;
+    if (kv_blocked) run.kv_blocked_s += it.seconds;
+    if (seqs_blocked) run.seqs_blocked_s += it.seconds;
+    batch_time += static_cast<double>(batch) * it.seconds;
+    const double kv =
+        e->capacity_blocks > 0 ? static_cast<double>(e->used_blocks) / static_cast<double>(e->capacity_blocks) : 0.0;
+    kv_time += kv * it.seconds;
+    run.kv_peak = std::max(run.kv_peak, kv);
+    if (options.record_trace && static_cast<long>(run.trace.size()) < options.trace_limit)
+      run.trace.push_back({static_cast<int>(e - engines.data()), start, it, w.prefill_tokens, w.decode_sequences,
+                           e->used_blocks * s.block_tokens});
+  }
+  if (run.busy_s > 0) {
+    run.mean_batch = batch_time / run.busy_s;
+    run.kv_mean = kv_time / run.busy_s;
+  }
+  return run;
+}
+
+}  // namespace gf::work

@@ -1,0 +1,94 @@
+#pragma once
+// A serving engine stepped iteration by iteration, as vLLM's, SGLang's and TensorRT-LLM's
+// schedulers run it: continuous batching under a token budget (max_batch_tokens) and a sequence
+// limit (max_seqs); running requests first (one decode token each, or their next prompt chunk),
+// then waiting requests first come first served while the budget, the sequence limit and the
+// paged KV cache allow (chunked prefill splits a prompt across iterations). A decode that needs
+// a KV block when none is free preempts the most recently admitted request, which gives its
+// blocks back and recomputes its prompt and generated tokens later (vLLM's recompute
+// preemption).
+//
+// Replicas sit behind one load balancer that sends each request to the replica with the fewest
+// outstanding requests. A pipeline-parallel replica runs as PP engines (one batch per stage in
+// flight), each holding 1/PP of its KV cache.
+#include <string>
+#include <vector>
+
+#include "work/inference_cost.hpp"
+#include "work/serving_load.hpp"
+
+namespace gf::work {
+
+struct SchedulerOptions {
+  long max_batch_tokens = 8192;
+  long max_seqs = 256;
+  bool chunked_prefill = true;
+  long block_tokens = 16;  // KV cache page size (vLLM's default block size)
+};
+
+// What happened to one request. Times in seconds from the simulation's start.
+struct RequestRecord {
+  double arrival_s = 0;
+  double first_token_s = 0;
+  double finish_s = 0;
+  long input = 0;
+  long output = 0;
+  int preemptions = 0;
+  [[nodiscard]] double ttft() const { return first_token_s - arrival_s; }
+  [[nodiscard]] double e2e() const { return finish_s - arrival_s; }
+  // Time per output token after the first (benchmark clients' TPOT); 0 for one-token answers.
+  [[nodiscard]] double tpot() const {
+    return output > 1 ? (finish_s - first_token_s) / static_cast<double>(output - 1) : 0.0;
+  }
+};
+
+// One iteration of one engine, for --trace.
+struct IterationRecord {
+  int engine = 0;
+  double start_s = 0;
+  IterationTime time;
+  long prefill_tokens = 0;
+  long decode_sequences = 0;
+  long kv_tokens = 0;  // KV cache in use after the iteration
+};
+
+struct ServingRun {
+  std::vector<RequestRecord> requests;  // completed, in completion order
+  double first_arrival_s = 0;
+  double last_finish_s = 0;
+  long iterations = 0;
+  long max_batch = 0;     // most sequences in one iteration
+  double mean_batch = 0;  // sequences per iteration, time-weighted
+  double kv_peak = 0;     // fraction of KV capacity, highest after any iteration
+  double kv_mean = 0;     // time-weighted over busy time
+  long preemptions = 0;
+  long max_waiting = 0;  // longest queue (all engines)
+  double busy_s = 0;     // engine-seconds of iterations
+  double compute_s = 0;  // of which each bound, summed over engines
+  double memory_s = 0;
+  double communication_s = 0;
+  double kv_blocked_s = 0;    // iterations that left a waiting request out for want of KV blocks
+  double seqs_blocked_s = 0;  // ... for want of a sequence slot (max_seqs)
+  int engines = 0;
+  std::vector<IterationRecord> trace;  // when asked for (first `trace_limit` iterations)
+  [[nodiscard]] double makespan() const { return last_finish_s - first_arrival_s; }
+};
+
+struct SimulationOptions {
+  SchedulerOptions scheduler;
+  bool record_trace = false;
+  long trace_limit = 200000;
+};
+
+// Runs `requests` (sorted by arrival) on the replicas, each priced by its own cost model (the
+// replicas' GPUs may sit on different links). `concurrency` > 0: only the first `concurrency`
+// requests arrive at their time; each later one is sent when a previous one completes.
+// Throws InputError when a request cannot fit in one engine's KV cache even alone.
+ServingRun simulate_serving(const std::vector<InferenceCost*>& replicas, const std::vector<Request>& requests,
+                            long concurrency, const SimulationOptions& options);
+
+// Percentile with linear interpolation between order statistics (numpy's default, as vLLM's and
+// SGLang's benchmark clients compute them). `values` need not be sorted.
+double percentile(std::vector<double> values, double p);
+
+}  // namespace gf::work
