@@ -32,9 +32,15 @@ void ServeOptions::add_to(CLI::App& app) {
   app.add_option("--kv-dtype", kv_dtype, "KV cache: fp16 | bf16 | fp8 (default: bf16, fp16 with --precision fp16)");
   app.add_option("--gpu-memory-utilization", gpu_memory_utilization,
                  "Fraction of GPU memory for weights, activations and the KV cache (vLLM's; default 0.9)");
+  app.add_option("--kv-free-fraction", kv_free_fraction,
+                 "Give the KV cache this fraction of the memory left after weights and activations (TensorRT-LLM's "
+                 "kv_cache_free_gpu_mem_fraction) instead of --gpu-memory-utilization");
   app.add_option("--max-batch-tokens", max_batch_tokens, "Token budget per iteration (vLLM's max_num_batched_tokens)");
   app.add_option("--max-seqs", max_seqs, "Sequences per iteration (vLLM's max_num_seqs)");
   app.add_option("--block-size", block_size, "KV cache page, tokens (default 16)");
+  app.add_option("--admission", admission,
+                 "preempt (vLLM: KV blocks taken as tokens come, the newest request preempted when they run out) | "
+                 "no-evict (TensorRT-LLM's GUARANTEED_NO_EVICT: a request's whole KV set aside on admission)");
   app.add_flag("--no-chunked-prefill", no_chunked_prefill, "A prompt is prefilled whole in one iteration");
   app.add_option("--rate", rate, "Poisson arrivals, requests per second (with --slo-*: the rate to size a fleet for)");
   app.add_option("--concurrency", concurrency,
@@ -190,6 +196,8 @@ std::string ServeOptions::run() const {
     throw InputError({}, "--kv-dtype", "got '" + kv + "'", "fp16, bf16, fp8");
   r.gpu_memory_utilization =
       parse_number("--gpu-memory-utilization", gpu_memory_utilization, 0.05, 1.0, "a fraction from 0.05 to 1");
+  if (!kv_free_fraction.empty())
+    r.kv_free_fraction = parse_number("--kv-free-fraction", kv_free_fraction, 0.01, 1.0, "a fraction from 0.01 to 1");
   r.max_batch_tokens = parse_whole("--max-batch-tokens", max_batch_tokens, 1, 1L << 22);
   r.max_seqs = parse_whole("--max-seqs", max_seqs, 1, 1L << 20);
   work::SimulationOptions sim;
@@ -197,6 +205,9 @@ std::string ServeOptions::run() const {
   sim.scheduler.max_seqs = r.max_seqs;
   sim.scheduler.block_tokens = parse_whole("--block-size", block_size, 1, 4096);
   sim.scheduler.chunked_prefill = !no_chunked_prefill;
+  if (admission != "preempt" && admission != "no-evict")
+    throw InputError({}, "--admission", "got '" + admission + "'", "preempt, no-evict");
+  sim.scheduler.reserve_output = admission == "no-evict";
   sim.record_trace = !trace.empty();
 
   // The load.

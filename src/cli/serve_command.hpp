@@ -17,6 +17,8 @@ struct ServeOptions {
   std::string model, model_file;
   std::string tp = "1", pp = "1", ep = "1", gpus;
   std::string precision = "bf16", kv_dtype;
+  std::string admission = "preempt";
+  std::string kv_free_fraction;
   std::string gpu_memory_utilization = "0.9", max_batch_tokens = "8192", max_seqs = "256", block_size = "16";
   bool no_chunked_prefill = false;
   std::string rate, concurrency, offline, arrivals;

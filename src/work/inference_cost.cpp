@@ -111,7 +111,8 @@ InferenceCost::InferenceCost(TrainingContext& context, const ModelSpec& m, const
     throw InputError({}, "--kv-dtype", std::string("got ") + to_string(r.kv), "fp16, bf16 or fp8");
   if (r.kv == WeightFormat::fp8 && !(tflops(gpu_, "fp8") > 0))
     throw InputError({}, "--kv-dtype", fmt::format("the {} has no fp8 support", gpu_.name), "fp16 or bf16");
-  if (!(r.gpu_memory_utilization > 0 && r.gpu_memory_utilization <= 1))
+  if (!(r.gpu_memory_utilization > 0 && r.gpu_memory_utilization <= 1) || r.kv_free_fraction < 0 ||
+      r.kv_free_fraction > 1)
     throw InputError({}, "--gpu-memory-utilization", fmt::format("{}", r.gpu_memory_utilization),
                      "a fraction in (0, 1]");
   const GemmModel g = eff.gemm(gpu_, ceiling_precision);
@@ -148,8 +149,9 @@ InferenceCost::InferenceCost(TrainingContext& context, const ModelSpec& m, const
                 m.moe ? static_cast<double>(m.moe->expert_ffn) * 2.0 * m.moe->top_k / tp : 0.0});
   activations_ = static_cast<double>(r.max_batch_tokens) * widest * 2.0 * 2 +
                  static_cast<double>(r.max_seqs) * static_cast<double>(m.vocab) / tp * 4.0;
-  const double budget = gpu_.memory.value() * r.gpu_memory_utilization;
+  const double budget = r.kv_free_fraction > 0 ? gpu_.memory.value() : gpu_.memory.value() * r.gpu_memory_utilization;
   kv_capacity_ = budget - weights_per_gpu_ - activations_;
+  if (r.kv_free_fraction > 0) kv_capacity_ *= r.kv_free_fraction;
   // A replica needs room for at least one full-length request; 16 blocks of 16 tokens is the floor.
   if (!(kv_capacity_ > 256 * kv_per_token_)) {
     const double per_gpu_16 = blocks * weight_bytes(r.weights) + (p.embedding + p.output) * 2.0;

@@ -36,6 +36,9 @@ struct ReplicaSpec {
   WeightFormat weights = WeightFormat::bf16;
   WeightFormat kv = WeightFormat::bf16;  // bf16, fp16 or fp8
   double gpu_memory_utilization = 0.9;
+  // When > 0, the KV cache takes this fraction of the memory left after weights and activations
+  // (TensorRT-LLM's kv_cache_free_gpu_mem_fraction) instead of filling gpu_memory_utilization.
+  double kv_free_fraction = 0;
   long max_batch_tokens = 8192;  // the engine's activation workspace is sized for this many tokens
   long max_seqs = 256;
   [[nodiscard]] long gpus() const { return tp * pp; }

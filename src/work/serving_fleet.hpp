@@ -33,8 +33,9 @@ struct LayoutSizing {
   long replicas = 0;
   long gpus = 0;
   long nodes = 0;
-  ServingSummary fleet;  // the fleet under the whole rate
-  ServingSummary best;   // a lone replica at a light load (the best latencies it reaches)
+  ServingSummary fleet;       // the fleet under the whole rate (throughputs scaled to all replicas)
+  long checked_replicas = 0;  // replicas simulated for that check (a slice of a large fleet)
+  ServingSummary best;        // a lone replica at a light load (the best latencies it reaches)
 };
 
 struct FleetSizing {

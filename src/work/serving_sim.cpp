@@ -163,7 +163,8 @@ ServingRun simulate_serving(const std::vector<InferenceCost*>& replicas, const s
     for (std::size_t k = 0; k < e->running.size() && budget > 0; ++k) {
       Live& l = e->running[k];
       const long c = l.computed < l.target ? std::min(l.target - l.computed, budget) : 1;
-      const long need = blocks_for(l.computed + c, s.block_tokens) - l.blocks;
+      // Blocks reserved on admission (no-evict) already cover the whole answer.
+      const long need = std::max(0L, blocks_for(l.computed + c, s.block_tokens) - l.blocks);
       bool self_preempted = false;
       while (e->used_blocks + need > e->capacity_blocks) {
         if (e->running.size() - 1 == k) {  // it is the most recent itself
@@ -185,7 +186,8 @@ ServingRun simulate_serving(const std::vector<InferenceCost*>& replicas, const s
       const long remaining = l.target - l.computed;
       if (!s.chunked_prefill && remaining > budget) break;
       const long c = std::min(remaining, budget);
-      const long need = blocks_for(l.computed + c, s.block_tokens) - l.blocks;
+      const Request& q = requests[l.request];
+      const long need = blocks_for(s.reserve_output ? q.input + q.output : l.computed + c, s.block_tokens) - l.blocks;
       if (e->used_blocks + need > e->capacity_blocks) {
         kv_blocked = true;
         break;

@@ -24,6 +24,10 @@ struct SchedulerOptions {
   long max_seqs = 256;
   bool chunked_prefill = true;
   long block_tokens = 16;  // KV cache page size (vLLM's default block size)
+  // Admit a request only when the KV blocks of its whole answer can be set aside
+  // (TensorRT-LLM's GUARANTEED_NO_EVICT capacity policy): no preemption, fewer in flight.
+  // Otherwise blocks are taken as tokens arrive and preemption frees them (vLLM).
+  bool reserve_output = false;
 };
 
 // What happened to one request. Times in seconds from the simulation's start.
