@@ -7,7 +7,10 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
+#include "cli/collective_command.hpp"
+#include "comm/collective.hpp"
 #include "core/error.hpp"
 #include "core/yaml_fields.hpp"
 #include "report/chrome_trace.hpp"
@@ -59,6 +62,12 @@ void ServeOptions::add_to(CLI::App& app) {
   app.add_option("--peak", peak, "Size for this multiple of --rate too and compare scaling out and up");
   app.add_option("--sweep-rate", sweep_rate, "Throughput-latency curve over Poisson rates, e.g. 1,2,4,8");
   app.add_option("--sweep-concurrency", sweep_concurrency, "Throughput-latency curve over concurrencies, e.g. 1,8,64");
+  app.add_option("--disaggregate", disaggregate,
+                 "P:D: prefill and decode on separate instances (P prefill, D decode of the layout per unit); each "
+                 "request's KV cache moves between them over the real links");
+  app.add_option("--background", background,
+                 "Another job on the GPUs serving leaves free, running OP:SIZE back to back (e.g. all_reduce:1G): its "
+                 "traffic contends with the KV-cache transfers of --disaggregate");
   app.add_option("--format", format, "table | json");
   app.add_option("--trace", trace, "Write the iterations as a Chrome/Perfetto trace (JSON) to this file");
 }
@@ -147,8 +156,10 @@ nlohmann::json summary_json(const work::ServingSummary& s) {
   return j;
 }
 
-std::string layout_name(const work::ReplicaSpec& r) {
-  return r.pp > 1 ? fmt::format("TP{} x PP{}", r.tp, r.pp) : fmt::format("TP{}", r.tp);
+std::string layout_name(const work::ReplicaSpec& r, const work::DisaggregatedSpec& d = {}) {
+  std::string s = r.pp > 1 ? fmt::format("TP{} x PP{}", r.tp, r.pp) : fmt::format("TP{}", r.tp);
+  if (d.on()) s += fmt::format(" {}P:{}D", d.prefill, d.decode);
+  return s;
 }
 
 }  // namespace
@@ -200,6 +211,26 @@ std::string ServeOptions::run() const {
     r.kv_free_fraction = parse_number("--kv-free-fraction", kv_free_fraction, 0.01, 1.0, "a fraction from 0.01 to 1");
   r.max_batch_tokens = parse_whole("--max-batch-tokens", max_batch_tokens, 1, 1L << 22);
   r.max_seqs = parse_whole("--max-seqs", max_seqs, 1, 1L << 20);
+  work::DisaggregatedSpec disagg;
+  if (!disaggregate.empty()) {
+    const auto colon = disaggregate.find(':');
+    const char* valid = "P:D, the prefill and decode instances per unit, e.g. 1:2";
+    if (colon == std::string::npos) throw InputError({}, "--disaggregate", "got '" + disaggregate + "'", valid);
+    disagg.prefill = parse_whole("--disaggregate", disaggregate.substr(0, colon), 1, 1024);
+    disagg.decode = parse_whole("--disaggregate", disaggregate.substr(colon + 1), 1, 1024);
+  }
+  std::optional<work::BackgroundJob> bg;
+  if (!background.empty()) {
+    const auto colon = background.find(':');
+    const auto op = colon == std::string::npos ? std::nullopt : comm::parse_op(background.substr(0, colon));
+    if (!op)
+      throw InputError({}, "--background", "got '" + background + "'", "OP:SIZE, e.g. all_reduce:1G or alltoall:256M");
+    work::BackgroundJob b;
+    b.op = *op;
+    b.bytes = parse_size("--background", background.substr(colon + 1));
+    if (!(b.bytes > 0)) throw InputError({}, "--background", "a zero size", "a positive SIZE, e.g. 256M or 1G");
+    bg = b;
+  }
   work::SimulationOptions sim;
   sim.scheduler.max_batch_tokens = r.max_batch_tokens;
   sim.scheduler.max_seqs = r.max_seqs;
@@ -254,18 +285,31 @@ std::string ServeOptions::run() const {
   }
 
   const hw::Catalog catalog = cluster.load_catalog();
-  const topo::Topology t(cluster.load_spec(catalog), catalog);
+  ClusterOptions where = cluster;
+  // Sizing disaggregated serving needs prefill and decode instances apart: two nodes at least
+  // (the fleet's nodes are alike; whole-node instances then send their KV over the network).
+  if (sizing && disagg.on() && where.nodes.empty() && where.load_spec(catalog).nodes < 2) where.nodes = "2";
+  const topo::Topology t(where.load_spec(catalog), catalog);
   work::TrainingContext context(t);
-  const long serving_gpus = gpus.empty() ? r.gpus() : parse_whole("--gpus", gpus, 1, 1L << 24);
-  if (serving_gpus % r.gpus() != 0)
-    throw InputError(
-        {}, "--gpus",
-        fmt::format("{} GPUs do not split into replicas of TP {} x PP {} = {}", serving_gpus, r.tp, r.pp, r.gpus()),
-        fmt::format("a multiple of {}", r.gpus()));
+  const long unit_gpus = r.gpus() * disagg.instances();
+  const long serving_gpus = gpus.empty() ? unit_gpus : parse_whole("--gpus", gpus, 1, 1L << 24);
+  if (serving_gpus % unit_gpus != 0)
+    throw InputError({}, "--gpus",
+                     fmt::format("{} GPUs do not split into {} of {} GPUs", serving_gpus,
+                                 disagg.on() ? "units of prefill and decode instances" : "replicas", unit_gpus),
+                     fmt::format("a multiple of {}", unit_gpus));
   if (serving_gpus > t.gpu_count())
     throw InputError({}, "--gpus", fmt::format("{} GPUs; the cluster has {}", serving_gpus, t.gpu_count()),
                      "at most the cluster's GPUs (more nodes with --nodes)");
-  const long replicas = serving_gpus / r.gpus();
+  const long replicas = serving_gpus / unit_gpus;  // units when disaggregated
+  if (bg) {
+    // From the next whole node on: NCCL groups need the same GPU count on every node.
+    const long per_node = t.gpus_per_node();
+    for (long g = (serving_gpus + per_node - 1) / per_node * per_node; g < t.gpu_count(); ++g) bg->gpus.push_back(g);
+    if (bg->gpus.size() < 2)
+      throw InputError({}, "--background", "no whole node left for another job",
+                       "fewer serving GPUs (--gpus) or more nodes (--nodes)");
+  }
 
   const std::string header =
       fmt::format("# serve {} on {} ({} x {}), {} weights, {} KV cache\n", m.name, t.spec().name, t.gpu_count(),
@@ -288,9 +332,10 @@ std::string ServeOptions::run() const {
     so.requests = requests.empty() ? 600 : load.requests;
     const double peak_factor =
         peak.empty() ? 0 : parse_number("--peak", peak, 1, 1000, "a multiple of --rate, at least 1");
-    const work::FleetSizing base = work::size_fleet(context, m, candidates, load, offered, slo, so);
+    const work::FleetSizing base = work::size_fleet(context, m, candidates, load, offered, slo, so, disagg);
     work::FleetSizing at_peak;
-    if (peak_factor > 0) at_peak = work::size_fleet(context, m, candidates, load, offered * peak_factor, slo, so);
+    if (peak_factor > 0)
+      at_peak = work::size_fleet(context, m, candidates, load, offered * peak_factor, slo, so, disagg);
     auto best_reachable = [&](const work::FleetSizing& f) {
       std::string best;
       double ttft = 1e300, tpot = 1e300;
@@ -304,7 +349,8 @@ std::string ServeOptions::run() const {
     };
     if (base.chosen < 0) {
       std::string why;
-      for (const auto& l : base.layouts) why += fmt::format("{}: {}. ", layout_name(l.replica), l.why_not);
+      for (const auto& l : base.layouts)
+        why += fmt::format("{}: {}. ", layout_name(l.replica, l.disaggregated), l.why_not);
       throw InputError(
           {}, slo.ttft_s > 0 ? "--slo-ttft" : "--slo-tpot",
           fmt::format("no layout meets the goals (TTFT {:.0f} ms, TPOT {:.0f} ms at p{:.0f}) at {} req/s: "
@@ -319,6 +365,8 @@ std::string ServeOptions::run() const {
         j["layouts"] = nlohmann::json::array();
         for (const auto& l : f.layouts) {
           nlohmann::json x{{"tp", l.replica.tp}, {"pp", l.replica.pp}, {"fits", l.fits}};
+          if (l.disaggregated.on())
+            x["disaggregate"] = {{"prefill", l.disaggregated.prefill}, {"decode", l.disaggregated.decode}};
           if (!l.fits)
             x["why_not"] = l.why_not;
           else {
@@ -355,27 +403,40 @@ std::string ServeOptions::run() const {
                        offered, 1e3 * slo.ttft_s, 1e3 * slo.tpot_s, slo.percentile, load.input.describe(),
                        load.output.describe());
     auto fleet_table = [&](const work::FleetSizing& f) {
-      report::TextTable tab({"layout", "req/s per replica", "replicas", "GPUs", "nodes", "goodput req/s", "TTFT p90",
-                             "TPOT p90", "note"});
+      report::TextTable tab({"layout", "req/s per replica", "replicas/units", "GPUs", "nodes", "goodput req/s",
+                             "TTFT p90", "TPOT p90", "note"});
       for (std::size_t i = 0; i < f.layouts.size(); ++i) {
         const auto& l = f.layouts[i];
         if (!l.fits) {
-          tab.add_row({layout_name(l.replica), "-", "-", "-", "-", "-", "-", "-", l.why_not});
+          tab.add_row({layout_name(l.replica, l.disaggregated), "-", "-", "-", "-", "-", "-", "-", l.why_not});
           continue;
         }
-        tab.add_row({layout_name(l.replica), fmt::format("{:.2f}", l.replica_rate), fmt::format("{}", l.replicas),
-                     fmt::format("{}", l.gpus), fmt::format("{}", l.nodes), fmt::format("{:.2f}", l.fleet.goodput_rps),
-                     ms(l.fleet.ttft_ms.p90), ms(l.fleet.tpot_ms.p90),
+        tab.add_row({layout_name(l.replica, l.disaggregated), fmt::format("{:.2f}", l.replica_rate),
+                     fmt::format("{}", l.replicas), fmt::format("{}", l.gpus), fmt::format("{}", l.nodes),
+                     fmt::format("{:.2f}", l.fleet.goodput_rps), ms(l.fleet.ttft_ms.p90), ms(l.fleet.tpot_ms.p90),
                      static_cast<int>(i) == f.chosen ? "<- fewest GPUs" : ""});
       }
       return tab.render();
     };
     out += fleet_table(base);
+    if (disagg.on()) {
+      const work::LayoutSizing *co = nullptr, *dis = nullptr;
+      for (const auto& l : base.layouts)
+        if (l.fits) {
+          const work::LayoutSizing*& slot = l.disaggregated.on() ? dis : co;
+          if (slot == nullptr || l.gpus < slot->gpus) slot = &l;
+        }
+      if (co != nullptr && dis != nullptr)
+        out += fmt::format("\nDisaggregated {} needs {} GPUs against {} for co-located {} ({:+.0f}%)\n",
+                           layout_name(dis->replica, dis->disaggregated), dis->gpus, co->gpus, layout_name(co->replica),
+                           100.0 * static_cast<double>(dis->gpus - co->gpus) / static_cast<double>(co->gpus));
+    }
     const auto& c = base.layouts[static_cast<std::size_t>(base.chosen)];
     out += fmt::format(
-        "\nFleet: {} replicas of {} = {} GPUs on {} node(s); goodput {:.2f} req/s ({:.1f}% of requests "
+        "\nFleet: {} {} of {} = {} GPUs on {} node(s); goodput {:.2f} req/s ({:.1f}% of requests "
         "meet both goals)\n",
-        c.replicas, layout_name(c.replica), c.gpus, c.nodes, c.fleet.goodput_rps, 100 * c.fleet.slo_attainment);
+        c.replicas, c.disaggregated.on() ? "units" : "replicas", layout_name(c.replica, c.disaggregated), c.gpus,
+        c.nodes, c.fleet.goodput_rps, 100 * c.fleet.slo_attainment);
     if (peak_factor > 0) {
       out += fmt::format("\n# peak: {:g} x {} = {:g} req/s\n", peak_factor, offered, offered * peak_factor);
       if (at_peak.chosen < 0) {
@@ -386,28 +447,25 @@ std::string ServeOptions::run() const {
         // Scaling out: the base layout with more replicas; scaling up: the peak's best layout.
         const work::LayoutSizing* out_layout = nullptr;
         for (const auto& l : at_peak.layouts)
-          if (l.replica.tp == c.replica.tp && l.fits) out_layout = &l;
+          if (l.replica.tp == c.replica.tp && l.disaggregated.on() == c.disaggregated.on() && l.fits) out_layout = &l;
         out += fmt::format("\nThe peak needs {} GPUs, {} more than the {} of the average rate (+{:.0f}%).\n", p.gpus,
                            p.gpus - c.gpus, c.gpus, 100.0 * static_cast<double>(p.gpus - c.gpus) / c.gpus);
         if (out_layout != nullptr)
-          out += fmt::format("  scale out: {} replicas of {} = {} GPUs\n", out_layout->replicas,
-                             layout_name(out_layout->replica), out_layout->gpus);
+          out += fmt::format("  scale out: {} x {} = {} GPUs\n", out_layout->replicas,
+                             layout_name(out_layout->replica, out_layout->disaggregated), out_layout->gpus);
         for (const auto& l : at_peak.layouts)
-          if (l.fits && l.replica.tp > c.replica.tp) {
-            out +=
-                fmt::format("  scale up:  {} replicas of {} = {} GPUs\n", l.replicas, layout_name(l.replica), l.gpus);
+          if (l.fits && l.replica.tp > c.replica.tp && l.disaggregated.on() == c.disaggregated.on()) {
+            out += fmt::format("  scale up:  {} x {} = {} GPUs\n", l.replicas, layout_name(l.replica, l.disaggregated),
+                               l.gpus);
             break;
           }
       }
     }
     return out;
   }
-
-  const work::ReplicaSet set(context, m, r, replicas);
-  auto run_load = [&](const work::LoadSpec& l, work::SimulationOptions o) {
-    const auto reqs = work::generate_requests(l);
-    return work::simulate_serving(set.replicas(), reqs, l.kind == work::ArrivalKind::concurrency ? l.concurrency : 0,
-                                  o);
+  const work::ReplicaSet set(context, m, r, replicas, disagg, load.input.mean(), bg ? &*bg : nullptr);
+  auto run_load = [&](const work::LoadSpec& l, const work::SimulationOptions& o) {
+    return set.run(work::generate_requests(l), l.kind == work::ArrivalKind::concurrency ? l.concurrency : 0, o);
   };
 
   // Curves.
@@ -487,6 +545,11 @@ std::string ServeOptions::run() const {
     j["kv_cache_tokens_per_replica"] = cost.kv_capacity_tokens();
     j["weights_GiB_per_gpu"] = cost.weight_bytes_per_gpu() / kGiB;
     j["iterations"] = run.iterations;
+    if (disagg.on()) {
+      j["disaggregate"] = {{"prefill", disagg.prefill}, {"decode", disagg.decode}};
+      j["kv_transfer_ms_mean"] =
+          run.kv_transfers > 0 ? 1e3 * run.kv_transfer_s / static_cast<double>(run.kv_transfers) : 0.0;
+    }
     if (slo.any()) j["goodput_rps"] = s.goodput_rps;
     j["assumptions"] = cost.assumptions();
     return j.dump(2) + "\n";
@@ -500,8 +563,9 @@ std::string ServeOptions::run() const {
     case work::ArrivalKind::offline: load_text = "offline (all at once)"; break;
     case work::ArrivalKind::trace: load_text = "trace " + arrivals; break;
   }
-  out += fmt::format("# {} replica(s) of {} = {} GPUs; {} requests, {}; isl {}, osl {}\n", replicas, layout_name(r),
-                     serving_gpus, s.requests, load_text, load.input.describe(), load.output.describe());
+  out += fmt::format("# {} {} of {} = {} GPUs; {} requests, {}; isl {}, osl {}\n", replicas,
+                     disagg.on() ? "unit(s)" : "replica(s)", layout_name(r, disagg), serving_gpus, s.requests,
+                     load_text, load.input.describe(), load.output.describe());
   out += fmt::format("# memory per GPU: {}\n", cost.describe());
   out += fmt::format("Throughput        {:.0f} output tok/s ({:.0f} per GPU), {:.2f} req/s, {:.0f} input tok/s\n",
                      s.output_tokens_per_s, s.output_tokens_per_s / static_cast<double>(serving_gpus), s.requests_per_s,
@@ -520,6 +584,12 @@ std::string ServeOptions::run() const {
       "preemptions; queue up to {}\n",
       s.max_batch, s.mean_batch, 100 * s.kv_peak, 100 * s.kv_mean, s.preemptions, s.max_waiting);
   out += fmt::format("Bound             {}: {}\n", s.bound, s.detail);
+  if (const work::KvTransfer* x = set.transfer(); x != nullptr && run.kv_transfers > 0)
+    out += fmt::format(
+        "KV transfer       {:.2f} ms per request on average ({:.0f} KiB per GPU pair per prompt token "
+        "x {:.0f}; contention x{:.2f}{})\n",
+        1e3 * run.kv_transfer_s / static_cast<double>(run.kv_transfers), x->bytes_per_token_per_gpu() / 1024.0,
+        load.input.mean(), x->contention(), bg ? " with the background job" : "");
   if (s.overloaded)
     out += fmt::format(
         "Overloaded        arrivals at {} req/s outpace service at {:.2f} req/s (x{:.2f}); the queue "

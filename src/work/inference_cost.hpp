@@ -72,6 +72,7 @@ public:
 
   [[nodiscard]] const ReplicaSpec& replica() const { return r_; }
   [[nodiscard]] const ModelSpec& model() const { return m_; }
+  [[nodiscard]] const std::vector<long>& gpus() const { return gpus_; }
   // Memory per GPU: weights, KV cache capacity, activation workspace.
   [[nodiscard]] double weight_bytes_per_gpu() const { return weights_per_gpu_; }
   [[nodiscard]] double activation_bytes_per_gpu() const { return activations_; }

@@ -8,29 +8,49 @@
 #include <vector>
 
 #include "topo/topology.hpp"
+#include "work/kv_transfer.hpp"
 #include "work/serving_summary.hpp"
 
 namespace gf::work {
 
+// Instances per unit of disaggregated serving (0:0 is co-located serving).
+struct DisaggregatedSpec {
+  long prefill = 0;
+  long decode = 0;
+  [[nodiscard]] bool on() const { return prefill > 0 && decode > 0; }
+  [[nodiscard]] long instances() const { return on() ? prefill + decode : 1; }
+};
+
 // Replicas of one layout placed on the cluster's GPUs in order (replica i on GPUs i x TP x PP
-// onwards, wrapping when the fleet is larger than the cluster: the nodes are alike).
+// onwards, wrapping when the fleet is larger than the cluster: the nodes are alike). With
+// disaggregation, `units` units of P prefill and D decode instances: all prefill instances
+// first, then the decode ones, each pool behind its own balancer.
 class ReplicaSet {
 public:
-  ReplicaSet(TrainingContext& context, const ModelSpec& m, const ReplicaSpec& r, long replicas);
+  ReplicaSet(TrainingContext& context, const ModelSpec& m, const ReplicaSpec& r, long units,
+             DisaggregatedSpec disaggregated = {}, double typical_prompt = 1024,
+             const BackgroundJob* background = nullptr);
   [[nodiscard]] const std::vector<InferenceCost*>& replicas() const { return view_; }
   [[nodiscard]] InferenceCost& first() const { return *costs_.front(); }
+  [[nodiscard]] const KvTransfer* transfer() const { return transfer_.get(); }
+  [[nodiscard]] long gpus() const { return static_cast<long>(view_.size()) * costs_.front()->replica().gpus(); }
+  [[nodiscard]] ServingRun run(const std::vector<Request>& requests, long concurrency,
+                               const SimulationOptions& options) const;
 
 private:
   std::vector<std::unique_ptr<InferenceCost>> costs_;  // one per distinct GPU set
   std::vector<InferenceCost*> view_;
+  std::unique_ptr<KvTransfer> transfer_;
+  long prefill_ = 0;
 };
 
 struct LayoutSizing {
   ReplicaSpec replica;
-  bool fits = false;  // the model fits and a lone replica can meet the goals
+  DisaggregatedSpec disaggregated;  // units of P prefill + D decode instances; off: replicas
+  bool fits = false;                // the model fits and a lone replica can meet the goals
   std::string why_not;
   double replica_rate = 0;  // requests/s one replica serves within the goals
-  long replicas = 0;
+  long replicas = 0;        // replicas, or units when disaggregated
   long gpus = 0;
   long nodes = 0;
   ServingSummary fleet;       // the fleet under the whole rate (throughputs scaled to all replicas)
@@ -50,7 +70,10 @@ struct SizingOptions {
 };
 
 // `load` gives the lengths and the seed; its arrival kind is ignored (Poisson at the rates tried).
+// `disaggregated`, when on, adds for each candidate layout units of P prefill + D decode
+// instances of it, sized the same way (a unit stands where a replica stood).
 FleetSizing size_fleet(TrainingContext& context, const ModelSpec& m, const std::vector<ReplicaSpec>& candidates,
-                       const LoadSpec& load, double rate, const SloSpec& slo, const SizingOptions& options);
+                       const LoadSpec& load, double rate, const SloSpec& slo, const SizingOptions& options,
+                       DisaggregatedSpec disaggregated = {});
 
 }  // namespace gf::work

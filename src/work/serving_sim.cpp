@@ -9,6 +9,7 @@
 #include <queue>
 
 #include "core/error.hpp"
+#include "work/kv_transfer.hpp"
 
 namespace gf::work {
 
@@ -25,8 +26,11 @@ struct Live {
   double first_token_s = 0;
 };
 
+enum class Role { mixed, prefill, decode };
+
 struct Engine {
   InferenceCost* cost = nullptr;
+  Role role = Role::mixed;
   long capacity_blocks = 0;
   long used_blocks = 0;
   double clock = 0;
@@ -50,7 +54,7 @@ double percentile(std::vector<double> values, double p) {
 }
 
 ServingRun simulate_serving(const std::vector<InferenceCost*>& replicas, const std::vector<Request>& requests,
-                            long concurrency, const SimulationOptions& options) {
+                            long concurrency, const SimulationOptions& options, const Disaggregation* disaggregation) {
   const SchedulerOptions& s = options.scheduler;
   ServingRun run;
   if (replicas.empty() || requests.empty()) return run;
@@ -58,12 +62,19 @@ ServingRun simulate_serving(const std::vector<InferenceCost*>& replicas, const s
     throw InputError({}, "--max-batch-tokens", "scheduler limits below 1",
                      "positive --max-batch-tokens and --max-seqs");
 
+  const long prefill_replicas = disaggregation != nullptr ? disaggregation->prefill_replicas : 0;
+  if (disaggregation != nullptr && (prefill_replicas < 1 || prefill_replicas >= static_cast<long>(replicas.size()) ||
+                                    disaggregation->transfer == nullptr))
+    throw InputError({}, "--disaggregate", fmt::format("{} prefill of {} instances", prefill_replicas, replicas.size()),
+                     "at least one prefill and one decode instance");
   std::vector<Engine> engines;
-  for (InferenceCost* c : replicas) {
+  for (std::size_t i = 0; i < replicas.size(); ++i) {
+    InferenceCost* c = replicas[i];
     const long pp = c->replica().pp;
     for (long v = 0; v < pp; ++v) {
       Engine e;
       e.cost = c;
+      if (disaggregation != nullptr) e.role = static_cast<long>(i) < prefill_replicas ? Role::prefill : Role::decode;
       e.capacity_blocks = c->kv_capacity_tokens() / pp / s.block_tokens;
       engines.push_back(std::move(e));
     }
@@ -105,6 +116,10 @@ ServingRun simulate_serving(const std::vector<InferenceCost*>& replicas, const s
     if (concurrency > 0) return pending.empty() ? std::numeric_limits<double>::infinity() : pending.top().first;
     return next < requests.size() ? arrival[next] : std::numeric_limits<double>::infinity();
   };
+  // Requests on their way from a prefill instance to a decode instance: (ready time, slot).
+  std::vector<Live> in_transit;
+  std::priority_queue<std::pair<double, std::size_t>, std::vector<std::pair<double, std::size_t>>, std::greater<>>
+      handoffs;
   auto pop_arrival = [&]() -> std::size_t {
     if (concurrency > 0) {
       const std::size_t i = pending.top().second;
@@ -126,17 +141,26 @@ ServingRun simulate_serving(const std::vector<InferenceCost*>& replicas, const s
     Engine* e = nullptr;
     for (auto& x : engines)
       if (!x.idle() && (e == nullptr || x.clock < e->clock)) e = &x;
-    const double t_arrival = next_arrival();
+    const double t_external = next_arrival();
+    const double t_handoff = handoffs.empty() ? std::numeric_limits<double>::infinity() : handoffs.top().first;
+    const double t_arrival = std::min(t_external, t_handoff);
     if (e == nullptr && std::isinf(t_arrival)) break;
     if (e == nullptr || t_arrival <= e->clock) {
-      const std::size_t i = pop_arrival();
-      Engine* to = &engines.front();
+      const bool handoff = t_handoff < t_external;
+      const Role wanted = handoff ? Role::decode : (disaggregation != nullptr ? Role::prefill : Role::mixed);
+      Engine* to = nullptr;
       for (auto& x : engines)
-        if (x.outstanding() < to->outstanding()) to = &x;
+        if (x.role == wanted && (to == nullptr || x.outstanding() < to->outstanding())) to = &x;
       if (to->idle()) to->clock = std::max(to->clock, t_arrival);
       Live l;
-      l.request = i;
-      l.target = requests[i].input;
+      if (handoff) {
+        l = in_transit[handoffs.top().second];
+        handoffs.pop();
+      } else {
+        const std::size_t i = pop_arrival();
+        l.request = i;
+        l.target = requests[i].input;
+      }
       to->waiting.push_back(l);
       ++total_waiting;
       run.max_waiting = std::max(run.max_waiting, static_cast<long>(total_waiting));
@@ -185,9 +209,12 @@ ServingRun simulate_serving(const std::vector<InferenceCost*>& replicas, const s
       Live& l = e->waiting.front();
       const long remaining = l.target - l.computed;
       if (!s.chunked_prefill && remaining > budget) break;
-      const long c = std::min(remaining, budget);
+      // A request handed over from a prefill instance arrives with its prompt cached: one token.
+      const long c = remaining > 0 ? std::min(remaining, budget) : 1;
       const Request& q = requests[l.request];
-      const long need = blocks_for(s.reserve_output ? q.input + q.output : l.computed + c, s.block_tokens) - l.blocks;
+      // No-evict sets the whole answer aside, except on a prefill instance (the answer goes elsewhere).
+      const bool reserve = s.reserve_output && e->role != Role::prefill;
+      const long need = blocks_for(reserve ? q.input + q.output : l.computed + c, s.block_tokens) - l.blocks;
       if (e->used_blocks + need > e->capacity_blocks) {
         kv_blocked = true;
         break;
@@ -248,6 +275,16 @@ ServingRun simulate_serving(const std::vector<InferenceCost*>& replicas, const s
         run.requests.push_back(rec);
         run.last_finish_s = std::max(run.last_finish_s, end);
         if (concurrency > 0 && released < requests.size()) pending.emplace(end, released++);
+      } else if (e->role == Role::prefill && l.computed >= l.target) {
+        // Prompt done, first token out: the KV cache leaves for a decode instance.
+        e->used_blocks -= l.blocks;
+        Live moved = l;
+        moved.blocks = 0;
+        const double transfer = disaggregation->transfer->seconds(l.computed);
+        ++run.kv_transfers;
+        run.kv_transfer_s += transfer;
+        in_transit.push_back(moved);
+        handoffs.emplace(end + transfer, in_transit.size() - 1);
       } else {
         if (kept != k) e->running[kept] = l;
         ++kept;

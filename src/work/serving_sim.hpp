@@ -19,6 +19,8 @@
 
 namespace gf::work {
 
+class KvTransfer;
+
 struct SchedulerOptions {
   long max_batch_tokens = 8192;
   long max_seqs = 256;
@@ -74,6 +76,8 @@ struct ServingRun {
   double kv_blocked_s = 0;    // iterations that left a waiting request out for want of KV blocks
   double seqs_blocked_s = 0;  // ... for want of a sequence slot (max_seqs)
   int engines = 0;
+  long kv_transfers = 0;               // disaggregated: requests handed from prefill to decode
+  double kv_transfer_s = 0;            // ... and the seconds their KV caches took to move, summed
   std::vector<IterationRecord> trace;  // when asked for (first `trace_limit` iterations)
   [[nodiscard]] double makespan() const { return last_finish_s - first_arrival_s; }
 };
@@ -84,12 +88,21 @@ struct SimulationOptions {
   long trace_limit = 200000;
 };
 
+// Disaggregated serving: the first `prefill_replicas` replicas run prompts only; when a prompt's
+// first token is out, its KV cache moves (`transfer`) to the decode replica with the fewest
+// requests, which generates the rest. TTFT is the prefill's; TPOT the decode's.
+struct Disaggregation {
+  long prefill_replicas = 0;
+  const KvTransfer* transfer = nullptr;
+};
+
 // Runs `requests` (sorted by arrival) on the replicas, each priced by its own cost model (the
 // replicas' GPUs may sit on different links). `concurrency` > 0: only the first `concurrency`
 // requests arrive at their time; each later one is sent when a previous one completes.
 // Throws InputError when a request cannot fit in one engine's KV cache even alone.
 ServingRun simulate_serving(const std::vector<InferenceCost*>& replicas, const std::vector<Request>& requests,
-                            long concurrency, const SimulationOptions& options);
+                            long concurrency, const SimulationOptions& options,
+                            const Disaggregation* disaggregation = nullptr);
 
 // Percentile with linear interpolation between order statistics (numpy's default, as vLLM's and
 // SGLang's benchmark clients compute them). `values` need not be sorted.
