@@ -21,12 +21,14 @@ build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
 # The main job: the topology of a 32-node DGX H100 fat-tree, its all_reduce as nccl-tests prints it,
-# the input pipeline of a DGX A100 training ResNet-50, and a training step of Llama 3.1 8B.
+# the input pipeline of a DGX A100 training ResNet-50, a training step of Llama 3.1 8B, and Llama 3.1
+# 70B served on a DGX H100 with 64 clients.
 run: build
 	./$(BUILD)/gpufabric topo --preset dgx-h100 --nodes 32 --fabric fat-tree
 	./$(BUILD)/gpufabric collective all_reduce --preset dgx-h100 --nodes 32 --fabric fat-tree -b 8 -e 8G -f 4
 	./$(BUILD)/gpufabric pipeline --preset dgx-a100 --input resnet50-imagenet
 	./$(BUILD)/gpufabric train --preset dgx-h100 --nodes 4 --model llama3.1-8b --tp 2 --sequence-parallel --recompute selective --distributed-optimizer --global-batch 256 --scale 1,2,4,16
+	./$(BUILD)/gpufabric serve --preset dgx-h100 --model llama3.1-70b --tp 8 --precision fp8 --kv-dtype fp8 --isl 1024 --osl 256 --concurrency 64
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
