@@ -12,6 +12,7 @@
 #include "report/serving_validation_report.hpp"
 #include "test_support.hpp"
 #include "validate/serving_validation.hpp"
+#include "work/kv_transfer.hpp"
 #include "work/model_library.hpp"
 #include "work/serving_fleet.hpp"
 
@@ -370,4 +371,64 @@ TEST(ServingValidation, ThroughputWithinBoundAndSkipsNamed) {
   EXPECT_GE(evaluated, 40);
   EXPECT_GE(sources.size(), 4u);
   EXPECT_LT(gf::report::serving_throughput_mape(checks), 0.27);
+}
+
+// Disaggregation: decode instances never run a prompt, so TPOT falls against co-located replicas
+// on the same GPUs; every request that generates more than one token is handed over once, and
+// its KV cache moves in about the time NVLink takes for its bytes.
+TEST(ServingDisaggregated, PrefillAndDecodeApartTradeTtftForTpot) {
+  const auto t = gf::test::preset("dgx-h100");
+  TrainingContext ctx(t);
+  const ModelSpec m = library_model("llama3.1-70b");
+  const ReplicaSpec r = replica(4, WeightFormat::fp8, WeightFormat::fp8);
+  LoadSpec l = fixed_load(ArrivalKind::poisson, 600, 2048, 256);
+  l.rate = 8;
+  const auto reqs = generate_requests(l);
+  const ReplicaSet co(ctx, m, r, 2);
+  const ReplicaSet dis(ctx, m, r, 1, DisaggregatedSpec{1, 1}, 2048);
+  ASSERT_NE(dis.transfer(), nullptr);
+  EXPECT_EQ(dis.gpus(), 8);
+  const auto a = co.run(reqs, 0, {});
+  const auto b = dis.run(reqs, 0, {});
+  EXPECT_EQ(b.requests.size(), 600u);
+  EXPECT_EQ(b.kv_transfers, 600);
+  const auto sa = summarize(a, 8, {}, true), sb = summarize(b, 8, {}, true);
+  EXPECT_LT(sb.tpot_ms.p50, 0.9 * sa.tpot_ms.p50);
+  // 2,048 tokens x 40 KiB per GPU pair over NVLink (hundreds of GB/s): well under 10 ms.
+  const double per_request = b.kv_transfer_s / static_cast<double>(b.kv_transfers);
+  EXPECT_GT(per_request, 2048.0 * 40960 / 900e9);
+  EXPECT_LT(per_request, 0.01);
+}
+
+// The same KV cache takes longer between nodes (NICs and the fabric) than inside one (NVLink).
+TEST(ServingDisaggregated, KvTransferAcrossNodesIsSlowerThanInside) {
+  gf::topo::ClusterOverrides o;
+  o.nodes = 2;
+  const auto t = gf::test::preset("dgx-h100", o);
+  TrainingContext ctx(t);
+  const ModelSpec m = library_model("llama3.1-8b");
+  InferenceCost prefill(ctx, m, replica(4), {0, 1, 2, 3});
+  const KvTransfer inside(ctx, prefill, {0, 1, 2, 3}, {4, 5, 6, 7}, 4096);
+  const KvTransfer across(ctx, prefill, {0, 1, 2, 3}, {8, 9, 10, 11}, 4096);
+  EXPECT_GT(across.seconds(4096), 2 * inside.seconds(4096));
+  EXPECT_GT(inside.seconds(8192), inside.seconds(1024));
+}
+
+// --trace writes the iterations as Chrome trace events, one track per engine.
+TEST(ServeCommand, TraceHasOneEventPerIteration) {
+  const auto path = std::filesystem::temp_directory_path() / "gf_serve_trace.json";
+  std::filesystem::remove(path);
+  const auto j = serve({"--preset", "dgx-h100", "--model", "llama3.1-8b", "--gpus", "2", "--offline", "50", "--isl",
+                        "256", "--osl", "32", "--trace", path.string()});
+  std::ifstream in(path);
+  ASSERT_TRUE(in.good());
+  const auto trace = nlohmann::json::parse(in);
+  long events = 0;
+  for (const auto& e : trace["traceEvents"])
+    if (e["ph"] == "X") {
+      ++events;
+      EXPECT_GE(e["dur"].get<double>(), 0);
+    }
+  EXPECT_EQ(events, j["iterations"].get<long>());
+  EXPECT_EQ(j["replicas"].get<long>(), 2);
 }
