@@ -13,6 +13,7 @@
 #include "test_support.hpp"
 #include "validate/serving_validation.hpp"
 #include "work/kv_transfer.hpp"
+#include "work/mig_profile.hpp"
 #include "work/model_library.hpp"
 #include "work/serving_fleet.hpp"
 
@@ -431,4 +432,36 @@ TEST(ServeCommand, TraceHasOneEventPerIteration) {
     }
   EXPECT_EQ(events, j["iterations"].get<long>());
   EXPECT_EQ(j["replicas"].get<long>(), 2);
+}
+
+// A MIG instance has its slice of the SMs, memory bandwidth and memory: a 3g.40gb slice of an
+// A100 80GB decodes slower than the whole GPU and holds fewer KV tokens; seven 1g.10gb instances
+// fit on one GPU; an unknown profile names the GPU's profiles.
+TEST(ServingMig, InstancesHaveTheirSliceOfTheGpu) {
+  const auto t = gf::test::preset("dgx-a100");
+  TrainingContext ctx(t);
+  const ModelSpec m = library_model("llama3.1-8b");
+  ReplicaSpec slice = replica(1);
+  slice.mig = "3g.40gb";
+  InferenceCost whole(ctx, m, replica(1), {0});
+  InferenceCost part(ctx, m, slice, {0});
+  IterationWork d;
+  d.decode_sequences = 8;
+  d.decode_context = 8 * 600;
+  EXPECT_GT(part.iteration(d).seconds, 1.5 * whole.iteration(d).seconds);
+  EXPECT_LT(part.kv_capacity_tokens(), whole.kv_capacity_tokens() / 2);
+  EXPECT_EQ(mig_profile(t.gpu_spec(), "1g.10gb").max_instances, 7);
+  try {
+    (void)mig_profile(t.gpu_spec(), "1g.5gb");
+    FAIL();
+  } catch (const gf::InputError& e) {
+    EXPECT_NE(e.valid().find("3g.40gb"), std::string::npos) << e.valid();
+  }
+  ReplicaSpec tp2 = slice;
+  tp2.tp = 2;
+  EXPECT_THROW(InferenceCost(ctx, m, tp2, {0, 1}), gf::InputError);
+  const auto j = serve({"--preset", "dgx-a100", "--model", "llama3.1-8b", "--mig", "1g.10gb", "--offline", "100",
+                        "--precision", "int4", "--isl", "256", "--osl", "64"});
+  EXPECT_EQ(j["replicas"].get<long>(), 7);
+  EXPECT_EQ(j["gpus"].get<long>(), 1);
 }

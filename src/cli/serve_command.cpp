@@ -16,6 +16,7 @@
 #include "report/chrome_trace.hpp"
 #include "report/table.hpp"
 #include "topo/topology.hpp"
+#include "work/mig_profile.hpp"
 #include "work/model_library.hpp"
 #include "work/serving_fleet.hpp"
 
@@ -62,6 +63,9 @@ void ServeOptions::add_to(CLI::App& app) {
   app.add_option("--peak", peak, "Size for this multiple of --rate too and compare scaling out and up");
   app.add_option("--sweep-rate", sweep_rate, "Throughput-latency curve over Poisson rates, e.g. 1,2,4,8");
   app.add_option("--sweep-concurrency", sweep_concurrency, "Throughput-latency curve over concurrencies, e.g. 1,8,64");
+  app.add_option("--mig", mig,
+                 "Serve from MIG instances of this profile (e.g. 1g.10gb, 3g.40gb): each GPU holds as many replicas "
+                 "as the profile allows, each with its share of SMs, memory bandwidth and memory");
   app.add_option("--disaggregate", disaggregate,
                  "P:D: prefill and decode on separate instances (P prefill, D decode of the layout per unit); each "
                  "request's KV cache moves between them over the real links");
@@ -157,6 +161,7 @@ nlohmann::json summary_json(const work::ServingSummary& s) {
 }
 
 std::string layout_name(const work::ReplicaSpec& r, const work::DisaggregatedSpec& d = {}) {
+  if (!r.mig.empty()) return "MIG " + r.mig;
   std::string s = r.pp > 1 ? fmt::format("TP{} x PP{}", r.tp, r.pp) : fmt::format("TP{}", r.tp);
   if (d.on()) s += fmt::format(" {}P:{}D", d.prefill, d.decode);
   return s;
@@ -291,6 +296,11 @@ std::string ServeOptions::run() const {
   if (sizing && disagg.on() && where.nodes.empty() && where.load_spec(catalog).nodes < 2) where.nodes = "2";
   const topo::Topology t(where.load_spec(catalog), catalog);
   work::TrainingContext context(t);
+  if (!mig.empty()) {
+    if (disagg.on()) throw InputError({}, "--mig", "MIG instances with --disaggregate", "one of --mig, --disaggregate");
+    r.mig = mig;
+    r.per_gpu = work::mig_profile(t.gpu_spec(), mig).max_instances;
+  }
   const long unit_gpus = r.gpus() * disagg.instances();
   const long serving_gpus = gpus.empty() ? unit_gpus : parse_whole("--gpus", gpus, 1, 1L << 24);
   if (serving_gpus % unit_gpus != 0)
@@ -301,7 +311,7 @@ std::string ServeOptions::run() const {
   if (serving_gpus > t.gpu_count())
     throw InputError({}, "--gpus", fmt::format("{} GPUs; the cluster has {}", serving_gpus, t.gpu_count()),
                      "at most the cluster's GPUs (more nodes with --nodes)");
-  const long replicas = serving_gpus / unit_gpus;  // units when disaggregated
+  const long replicas = serving_gpus / unit_gpus * r.per_gpu;  // units when disaggregated; MIG instances
   if (bg) {
     // From the next whole node on: NCCL groups need the same GPU count on every node.
     const long per_node = t.gpus_per_node();
@@ -324,8 +334,12 @@ std::string ServeOptions::run() const {
       c.tp = tpc;
       c.pp = 1;
       c.ep = 1;
+      c.mig.clear();
+      c.per_gpu = 1;
       candidates.push_back(c);
     }
+    // With --mig, its instances compete with whole GPUs (a small model may need less than a GPU).
+    if (!r.mig.empty()) candidates.insert(candidates.begin(), r);
     work::SizingOptions so;
     so.simulation = sim;
     so.simulation.record_trace = false;

@@ -26,7 +26,7 @@ struct ServeOptions {
   std::string requests, duration, seed = "0";
   std::string slo_ttft, slo_tpot, slo_percentile = "90", peak;
   std::string sweep_rate, sweep_concurrency;
-  std::string disaggregate, background;
+  std::string disaggregate, background, mig;
   std::string format = "table";
   std::string trace;
 

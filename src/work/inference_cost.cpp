@@ -7,6 +7,7 @@
 
 #include "comm/model.hpp"
 #include "core/error.hpp"
+#include "work/mig_profile.hpp"
 #include "work/model_size.hpp"
 
 namespace gf::work {
@@ -119,6 +120,22 @@ InferenceCost::InferenceCost(TrainingContext& context, const ModelSpec& m, const
   ceiling_ = g.ceiling;
   fixed_ = g.fixed_s;
   hbm_ = gpu_.memory_bandwidth.value() * eff.memory_fraction();
+  double memory = gpu_.memory.value();
+  if (!r.mig.empty()) {
+    if (r.tp != 1 || r.pp != 1 || r.ep != 1)
+      throw InputError({}, "--mig", fmt::format("TP {} x PP {} on MIG instances", r.tp, r.pp),
+                       "TP 1 and PP 1 (NCCL does not run collectives across MIG instances)");
+    const MigProfile mig = mig_profile(gpu_, r.mig);
+    // A slice runs the same kernels on fewer SMs and fewer memory channels.
+    peak_ *= mig.compute_fraction;
+    peak_16_ *= mig.compute_fraction;
+    hbm_ *= mig.memory_fraction;
+    memory = mig.memory_bytes;
+    assumptions_.push_back(fmt::format(
+        "MIG {}: {:.0f}% of the SMs and {:.0f}% of the memory bandwidth, {:.0f} GB, "
+        "{} per GPU (NVIDIA's MIG User Guide)",
+        mig.name, 100 * mig.compute_fraction, 100 * mig.memory_fraction, mig.memory_bytes / 1e9, mig.max_instances));
+  }
 
   // Memory per GPU. Embedding and output projection stay in 16 bits (serving engines quantize
   // the blocks' linear layers), split over TP as vocabulary-parallel layers are; the first and
@@ -149,7 +166,7 @@ InferenceCost::InferenceCost(TrainingContext& context, const ModelSpec& m, const
                 m.moe ? static_cast<double>(m.moe->expert_ffn) * 2.0 * m.moe->top_k / tp : 0.0});
   activations_ = static_cast<double>(r.max_batch_tokens) * widest * 2.0 * 2 +
                  static_cast<double>(r.max_seqs) * static_cast<double>(m.vocab) / tp * 4.0;
-  const double budget = r.kv_free_fraction > 0 ? gpu_.memory.value() : gpu_.memory.value() * r.gpu_memory_utilization;
+  const double budget = r.kv_free_fraction > 0 ? memory : memory * r.gpu_memory_utilization;
   kv_capacity_ = budget - weights_per_gpu_ - activations_;
   if (r.kv_free_fraction > 0) kv_capacity_ *= r.kv_free_fraction;
   // A replica needs room for at least one full-length request; 16 blocks of 16 tokens is the floor.
@@ -162,8 +179,8 @@ InferenceCost::InferenceCost(TrainingContext& context, const ModelSpec& m, const
         fmt::format("{} in {} needs {:.1f} GiB of weights and {:.1f} GiB of activations per GPU at TP {} x PP {}; "
                     "{:.0f}% of the {}'s {:.0f} GiB leaves {:.1f} GiB for the KV cache",
                     m.name, to_string(r.weights), weights_per_gpu_ / kGiB, activations_ / kGiB, r.tp, r.pp,
-                    100 * r.gpu_memory_utilization, gpu_.name, gpu_.memory.value() / kGiB,
-                    std::max(0.0, kv_capacity_) / kGiB),
+                    100 * r.gpu_memory_utilization, r.mig.empty() ? gpu_.name : gpu_.name + " " + r.mig + " instance",
+                    memory / kGiB, std::max(0.0, kv_capacity_) / kGiB),
         fmt::format("TP x PP of at least {}, a smaller weight format (fp8, int4), or GPUs with more memory", need));
   }
   kv_tokens_ = static_cast<long>(kv_capacity_ / kv_per_token_);
@@ -209,6 +226,10 @@ InferenceCost::InferenceCost(TrainingContext& context, const ModelSpec& m, const
 }
 
 std::string InferenceCost::describe() const {
+  if (!r_.mig.empty())
+    return fmt::format("MIG {} on {}: weights {:.1f} GiB ({}), KV cache {:.1f} GiB = {} tokens ({})", r_.mig, gpu_.name,
+                       weights_per_gpu_ / kGiB, to_string(r_.weights), kv_capacity_ / kGiB, kv_tokens_,
+                       to_string(r_.kv));
   return fmt::format("TP {}{} on {}: weights {:.1f} GiB/GPU ({}), KV cache {:.1f} GiB/GPU = {} tokens ({})", r_.tp,
                      r_.pp > 1 ? fmt::format(" x PP {}", r_.pp) : std::string(), gpu_.name, weights_per_gpu_ / kGiB,
                      to_string(r_.weights), kv_capacity_ / kGiB, kv_tokens_, to_string(r_.kv));

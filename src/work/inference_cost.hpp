@@ -40,8 +40,13 @@ struct ReplicaSpec {
   // (TensorRT-LLM's kv_cache_free_gpu_mem_fraction) instead of filling gpu_memory_utilization.
   double kv_free_fraction = 0;
   long max_batch_tokens = 8192;  // the engine's activation workspace is sized for this many tokens
+  // A MIG instance instead of a whole GPU (empty: whole GPUs): its share of the SMs and of the
+  // memory bandwidth, and its memory. TP and PP stay 1 (NCCL does not span MIG instances).
+  std::string mig;
   long max_seqs = 256;
   [[nodiscard]] long gpus() const { return tp * pp; }
+  // Replicas one GPU holds: its MIG instances of the profile, else 1.
+  long per_gpu = 1;
 };
 
 // One iteration's work on a replica (one pipeline batch when PP > 1).

@@ -133,7 +133,8 @@ FleetSizing size_fleet(TrainingContext& context, const ModelSpec& m, const std::
       s.fleet.output_tokens_per_s *= scale;
       s.fits = s.fleet.meets_slo;
       if (!s.fits) s.why_not = fmt::format("{} replicas still miss the goals under the whole rate", s.replicas);
-      s.gpus = s.replicas * d.instances() * r.gpus();
+      // MIG instances share a GPU: per_gpu of them to one.
+      s.gpus = (s.replicas * d.instances() * r.gpus() + r.per_gpu - 1) / r.per_gpu;
       s.nodes = (s.gpus + per_node - 1) / per_node;
     } catch (const InputError& e) {
       s.why_not = e.problem();
