@@ -59,6 +59,22 @@ double pick(const work::Distribution& d, const std::string& which) {
   return which == "p50" ? d.p50 : which == "p90" ? d.p90 : which == "p99" ? d.p99 : d.mean;
 }
 
+// The engine limits trtllm-bench builds for a dataset (NVIDIA/TensorRT-LLM,
+// tensorrt_llm/bench/build/tuning.py, finetune_setting, commit 04cba882): the batch is the
+// requests the KV cache holds at the dataset's lengths (at most 4,096), rounded up to 32, 128 or
+// 256 by size, at least 64; the token budget is that batch x (1 + ISL/OSL), at most 32,768,
+// rounded up to 256, 512 or 1,024, at least 2,048.
+std::pair<long, long> trtllm_bench_limits(double kv_requests, double isl, double osl, long pp) {
+  const double bs = std::min(kv_requests, 4096.0) / static_cast<double>(pp);
+  const double tokens = std::min(bs * (1 + isl / osl), 32768.0);
+  auto up = [](double v, double step) { return static_cast<long>(step * std::ceil(v / step)); };
+  const long max_bs = bs < 256 ? std::max(64L, up(bs, 32)) : bs < 1024 ? up(bs, 128) : up(bs, 256);
+  const long max_tokens = tokens < 4096   ? std::max(2048L, up(tokens, 256))
+                          : tokens < 8192 ? up(tokens, 512)
+                                          : up(tokens, 1024);
+  return {max_bs, max_tokens};
+}
+
 }  // namespace
 
 std::vector<ServingCheck> check_serving(const hw::Catalog& catalog) {
@@ -121,8 +137,8 @@ std::vector<ServingCheck> check_serving(const hw::Catalog& catalog) {
                                                                          : "bf16");
     if (!work::parse_weight_format(kv, rs.kv)) rs.kv = work::WeightFormat::bf16;
     const std::string engine = text(r, "engine", "vllm");
-    // Engine limits: vLLM's defaults; TensorRT-LLM's benchmark sizes the batch to the KV cache,
-    // so its sequence limit is set high enough that the KV cache binds first.
+    // Engine limits: vLLM's defaults; TensorRT-LLM rows get trtllm-bench's (below, once the KV
+    // cache is known).
     rs.max_seqs = static_cast<long>(number(r, "max_seqs", engine == "trt-llm" ? 2048 : 256));
     rs.max_batch_tokens = static_cast<long>(number(r, "max_batch_tokens", 8192));
     // TensorRT-LLM's benchmark gives the KV cache a fraction of the memory left after the
@@ -162,6 +178,17 @@ std::vector<ServingCheck> check_serving(const hw::Catalog& catalog) {
         continue;
       }
       work::TrainingContext context(t);
+      if (engine == "trt-llm" && !has(r, "max_seqs")) {
+        // trtllm-bench's own limits for these lengths, from the KV cache this replica holds.
+        const work::ReplicaSet probe(context, m, rs, 1);
+        const double isl = number(r, "isl"), osl = std::max(1.0, number(r, "osl"));
+        const auto [bs, tokens] =
+            trtllm_bench_limits(static_cast<double>(probe.first().kv_capacity_tokens()) / (isl + osl), isl, osl, rs.pp);
+        rs.max_seqs = bs;
+        rs.max_batch_tokens = tokens;
+        if (c.scenario == "offline")
+          load.requests = std::min<long>(stated > 0 ? stated : 3000, std::max<long>(3000, 3 * bs * replicas));
+      }
       const work::ReplicaSet set(context, m, rs, replicas);
       work::SimulationOptions so;
       so.scheduler.max_seqs = rs.max_seqs;

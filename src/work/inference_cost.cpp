@@ -119,6 +119,7 @@ InferenceCost::InferenceCost(TrainingContext& context, const ModelSpec& m, const
   const GemmModel g = eff.gemm(gpu_, ceiling_precision);
   ceiling_ = g.ceiling;
   fixed_ = g.fixed_s;
+  sms_ = eff.sm_count(gpu_);
   hbm_ = gpu_.memory_bandwidth.value() * eff.memory_fraction();
   double memory = gpu_.memory.value();
   if (!r.mig.empty()) {
@@ -261,8 +262,18 @@ IterationTime InferenceCost::iteration(const IterationWork& w) {
   const double rate = peak_ * ceiling_;
   const double wb = weight_bytes(r_.weights);
   // A linear layer of n x k weights (this rank's share) on every token of the batch.
+  // Tile and wave quantization (NVIDIA's "Matrix Multiplication Background" performance guide):
+  // a GEMM's output is cut in 128 x 128 tiles, each SM computes one at a time, so a partial tile
+  // costs a whole one and the last wave runs part-empty. `groups` GEMMs of m x n (the experts of a
+  // grouped MoE GEMM) share the waves. Returns the work done over the work needed (>= 1).
+  const double sms = static_cast<double>(std::max(1, sms_));
+  auto quantization = [&](double m, double n, double groups) {
+    if (sms_ <= 0 || m <= 0 || n <= 0) return 1.0;
+    const double tiles = groups * std::ceil(m / 128) * std::ceil(n / 128);
+    return std::ceil(tiles / sms) * sms * 128 * 128 / (groups * m * n);
+  };
   auto linear = [&](Split& s, double n, double k) {
-    s.add(2 * tokens * n * k / rate, (n * k * wb + tokens * (n + k) * 2.0) / hbm_, fixed_);
+    s.add(2 * tokens * n * k / rate * quantization(tokens, n, 1), (n * k * wb + tokens * (n + k) * 2.0) / hbm_, fixed_);
   };
   auto elementwise = [&](Split& s, double bytes, double kernels) { s.add(0, bytes / hbm_, kernels * fixed_); };
 
@@ -308,7 +319,11 @@ IterationTime InferenceCost::iteration(const IterationWork& w) {
     // The experts this batch touches: each token picks top-k of E.
     const double touched = experts * (1 - std::pow(1 - static_cast<double>(x.top_k) / experts, tokens));
     linear(moe, experts / tp, h);  // router
-    moe.add(2 * tokens * x.top_k * per_expert / tp / rate,
+    // The routed tokens spread evenly over the experts touched; each expert's GEMMs are tiled
+    // on their own (the expert FFN's up projection stands for the shape).
+    const double per_expert_tokens = tokens * x.top_k / std::max(1.0, touched);
+    const double up_width = static_cast<double>(x.expert_ffn) * (m_.gated_ffn ? 2.0 : 1.0) / tp;
+    moe.add(2 * tokens * x.top_k * per_expert / tp / rate * quantization(per_expert_tokens, up_width, touched),
             (touched * per_expert / tp * wb + tokens * x.top_k * h * 2.0 * 2) / hbm_, 2 * fixed_);
     if (x.shared_experts > 0) ffn(moe, static_cast<double>(x.shared_experts * x.expert_ffn));
   }

@@ -99,6 +99,7 @@ private:
   double peak_16_ = 0;
   double ceiling_ = 0.8;
   double fixed_ = 0;
+  int sms_ = 0;     // streaming multiprocessors (0: unknown, no wave quantization)
   double hbm_ = 0;  // bytes/s memory-bound kernels reach
   double weights_per_gpu_ = 0;
   double activations_ = 0;
