@@ -270,7 +270,10 @@ IterationTime InferenceCost::iteration(const IterationWork& w) {
   auto quantization = [&](double m, double n, double groups) {
     if (sms_ <= 0 || m <= 0 || n <= 0) return 1.0;
     const double tiles = groups * std::ceil(m / 128) * std::ceil(n / 128);
-    return std::ceil(tiles / sms) * sms * 128 * 128 / (groups * m * n);
+    const double padded = tiles * 128 * 128 / (groups * m * n);
+    // Fewer tiles than SMs: the library splits K to fill them (split-K, stream-K); only the
+    // partial tiles are lost.
+    return tiles < sms ? padded : padded * std::ceil(tiles / sms) * sms / tiles;
   };
   auto linear = [&](Split& s, double n, double k) {
     s.add(2 * tokens * n * k / rate * quantization(tokens, n, 1), (n * k * wb + tokens * (n + k) * 2.0) / hbm_, fixed_);
