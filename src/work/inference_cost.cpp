@@ -328,6 +328,11 @@ IterationTime InferenceCost::iteration(const IterationWork& w) {
     const double up_width = static_cast<double>(x.expert_ffn) * (m_.gated_ffn ? 2.0 : 1.0) / tp;
     moe.add(2 * tokens * x.top_k * per_expert / tp / rate * quantization(per_expert_tokens, up_width, touched),
             (touched * per_expert / tp * wb + tokens * x.top_k * h * 2.0 * 2) / hbm_, 2 * fixed_);
+    // The kernels around the grouped GEMMs, each a pass over HBM: permuting the tokens into
+    // expert order (k copies of each), the gated activation on the expert intermediate, and
+    // un-permuting with the top-k weighted sum.
+    const double routed = tokens * x.top_k;
+    elementwise(moe, (tokens + routed) * h * 2.0 + routed * up_width * 2.0 * 1.5 + (routed + tokens) * h * 2.0, 3);
     if (x.shared_experts > 0) ffn(moe, static_cast<double>(x.shared_experts * x.expert_ffn));
   }
 
