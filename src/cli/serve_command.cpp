@@ -416,21 +416,34 @@ std::string ServeOptions::run() const {
     out += fmt::format("# sizing for {} req/s, goals: TTFT {:.0f} ms and TPOT {:.0f} ms at p{:.0f}; isl {}, osl {}\n",
                        offered, 1e3 * slo.ttft_s, 1e3 * slo.tpot_s, slo.percentile, load.input.describe(),
                        load.output.describe());
+    // A layout whose idle latency is already near a goal serves it only at a trickle: say why.
+    auto note = [&](const work::LayoutSizing& l, bool chosen) {
+      std::string n = chosen ? "<- fewest GPUs" : "";
+      const double ttft = slo.percentile >= 99 ? l.best.ttft_ms.p99 : l.best.ttft_ms.p90;
+      const double tpot = slo.percentile >= 99 ? l.best.tpot_ms.p99 : l.best.tpot_ms.p90;
+      if (slo.ttft_s > 0 && ttft > 0.8e3 * slo.ttft_s)
+        n += fmt::format("{}nearly idle, TTFT is already {:.0f} ms", n.empty() ? "" : "; ", ttft);
+      else if (slo.tpot_s > 0 && tpot > 0.8e3 * slo.tpot_s)
+        n += fmt::format("{}nearly idle, TPOT is already {:.1f} ms", n.empty() ? "" : "; ", tpot);
+      return n;
+    };
     auto fleet_table = [&](const work::FleetSizing& f) {
+      std::string reasons;
       report::TextTable tab({"layout", "req/s per replica", "replicas/units", "GPUs", "nodes", "goodput req/s",
                              "TTFT p90", "TPOT p90", "note"});
       for (std::size_t i = 0; i < f.layouts.size(); ++i) {
         const auto& l = f.layouts[i];
         if (!l.fits) {
-          tab.add_row({layout_name(l.replica, l.disaggregated), "-", "-", "-", "-", "-", "-", "-", l.why_not});
+          tab.add_row({layout_name(l.replica, l.disaggregated), "-", "-", "-", "-", "-", "-", "-", "see below"});
+          reasons += fmt::format("  {}: {}\n", layout_name(l.replica, l.disaggregated), l.why_not);
           continue;
         }
         tab.add_row({layout_name(l.replica, l.disaggregated), fmt::format("{:.2f}", l.replica_rate),
                      fmt::format("{}", l.replicas), fmt::format("{}", l.gpus), fmt::format("{}", l.nodes),
                      fmt::format("{:.2f}", l.fleet.goodput_rps), ms(l.fleet.ttft_ms.p90), ms(l.fleet.tpot_ms.p90),
-                     static_cast<int>(i) == f.chosen ? "<- fewest GPUs" : ""});
+                     note(l, static_cast<int>(i) == f.chosen)});
       }
-      return tab.render();
+      return tab.render() + reasons;
     };
     out += fleet_table(base);
     if (disagg.on()) {
