@@ -16,7 +16,7 @@ shift || true
 build="${FUZZ_BUILD:-build-fuzz}"
 jobs="${FUZZ_JOBS:-$(nproc)}"
 all=(fuzz_cluster fuzz_catalog fuzz_workload fuzz_validation_paths fuzz_validation_collectives fuzz_probe_profile
-     fuzz_nccl_params fuzz_nvbandwidth)
+     fuzz_nccl_params fuzz_nvbandwidth fuzz_serving_trace)
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=("${all[@]}")
 
@@ -51,6 +51,7 @@ seed() {  # target corpus-dir
     fuzz_probe_profile) cp fuzz/seeds/probe_profile/*.json "$dir"/ ;;
     fuzz_nccl_params) cp data/comm/*.yaml "$dir"/ ;;
     fuzz_nvbandwidth) cp tests/data/nvbandwidth/*.txt "$dir"/ ;;
+    fuzz_serving_trace) cp fuzz/seeds/serving_trace/*.csv "$dir"/ ;;
   esac
   # Inputs that once failed (fixed since), so every run checks them again.
   if [ -d "fuzz/regressions/$t" ]; then cp fuzz/regressions/"$t"/* "$dir"/; fi
