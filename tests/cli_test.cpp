@@ -111,6 +111,9 @@ TEST(CliErrors, BadInputsExitTwoWithOneMessage) {
   expect_bad_input(run({"topo", "--preset", "dgx-h100", "--nodes", "200", "--fabric", "fat-tree", "--dot"}),
                    "too many to draw");
   expect_bad_input(run({"topo", "--cluster", gf::test::data_file("pcie_cycle.yaml")}), "cycle");
+  // A switch whose parent's parent is missing (found by fuzz_cluster): named, not a crash.
+  expect_bad_input(run({"topo", "--cluster", gf::test::data_file("pcie_missing_grandparent.yaml")}),
+                   "parent 'a' is not a PCIe switch or socket");
   expect_bad_input(run({"topo", "--cluster", gf::test::data_file("bad_syntax.yaml")}), "bad_syntax.yaml:");
   expect_bad_input(run({"topo", "--preset", "dgx-h100", "--catalog", gf::test::data_file("catalog_zero_bw")}),
                    "greater than zero");

@@ -112,9 +112,12 @@ NodeTemplate::NodeTemplate(const ClusterSpec& spec, const hw::Catalog& catalog) 
                          (hint.empty() ? "" : "; did you mean '" + hint + "'?"),
                      join(valid_parents));
   };
+  // Every parent named first: the chain walk below follows parents of other switches.
+  for (std::size_t i = 0; i < n.pcie_switches.size(); ++i)
+    check_parent(n.pcie_switches[i].parent, n.pcie_switches[i].where,
+                 "node.pcie_switches[" + std::to_string(i) + "].parent");
   for (std::size_t i = 0; i < n.pcie_switches.size(); ++i) {
     const auto& sw = n.pcie_switches[i];
-    check_parent(sw.parent, sw.where, "node.pcie_switches[" + std::to_string(i) + "].parent");
     std::vector<std::string> chain{sw.name};
     std::string p = sw.parent;
     while (socket_index(p) < 0) {
