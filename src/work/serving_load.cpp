@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/yaml_fields.hpp"
 
 namespace gf::work {
 
@@ -44,6 +45,12 @@ bool integer(const std::string& s, long& out) {
 // Lines that carry data: not blank, not a comment, not a header (first field not a number).
 template <typename F>
 void each_data_line(const std::string& text, const std::string& file, F&& f) {
+  // Rows are echoed in error messages, which may reach JSON output: UTF-8 only.
+  if (const std::size_t bad = invalid_utf8_at(text); bad != std::string::npos)
+    throw InputError(
+        {file, 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(bad), '\n')), 0}, "",
+        fmt::format("byte 0x{:02x} is not valid UTF-8", static_cast<unsigned char>(text[bad])),
+        "UTF-8 (or ASCII) text");
   std::stringstream ss(text);
   std::string line;
   int n = 0;
