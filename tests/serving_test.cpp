@@ -353,7 +353,7 @@ TEST(ServeCommand, BadInputIsOneClearErrorWithCode2) {
 
 // The serving suite: at least 40 evaluated throughput rows from several sources, every row the
 // model does not take named with its reason, and issue 12's bar: under 20% MAPE on throughput
-// (18.9% over 47 rows at the time of writing; L40S rows half as fast on a PCIe layout whose TP
+// (17.0% over 55 rows at the time of writing; L40S rows half as fast on a PCIe layout whose TP
 // all-reduces go through host memory, Mixtral 19-37% fast, B200 fp4 26-37% fast).
 TEST(ServingValidation, ThroughputWithinBoundAndSkipsNamed) {
   const auto checks = gf::validate::check_serving(gf::test::catalog());
