@@ -43,6 +43,17 @@ long parse_whole(const std::string& flag, const std::string& v, long min, long m
   return out;
 }
 
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (;;) {
+    const auto comma = s.find(',', start);
+    out.push_back(s.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) return out;
+    start = comma + 1;
+  }
+}
+
 std::string notes_text(const std::vector<std::string>& notes) {
   std::string out;
   for (const auto& n : notes) out += (n.starts_with("warning: ") ? "  " : "  note: ") + n + "\n";

@@ -41,6 +41,16 @@ double parse_size(const std::string& flag, const std::string& text) {
   return bytes;
 }
 
+BackgroundCollective parse_background(const std::string& flag, const std::string& text) {
+  const auto colon = text.find(':');
+  const auto op = colon == std::string::npos ? std::nullopt : comm::parse_op(text.substr(0, colon));
+  if (!op || *op == comm::Op::sendrecv)
+    throw InputError({}, flag, "got '" + text + "'",
+                     "OP:SIZE with a collective OP (all_reduce, all_gather, reduce_scatter, alltoall, ...), e.g. "
+                     "all_reduce:1G");
+  return {*op, parse_size(flag, text.substr(colon + 1))};
+}
+
 void CollectiveOptions::add_to(CLI::App& app) {
   app.add_option("op", op, "all_reduce | all_gather | reduce_scatter | broadcast | reduce | alltoall | sendrecv")
       ->required();

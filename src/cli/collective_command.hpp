@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/cluster_options.hpp"
+#include "comm/collective.hpp"
 
 namespace gf::cli {
 
@@ -34,5 +35,12 @@ struct CollectiveOptions {
 
 // nccl-tests' size syntax: a whole number with an optional K, M or G suffix (powers of 1024).
 double parse_size(const std::string& flag, const std::string& text);
+
+// `--background OP:SIZE` (train, serve): a collective OP (not sendrecv) and a positive SIZE.
+struct BackgroundCollective {
+  comm::Op op = comm::Op::all_reduce;
+  double bytes = 0;
+};
+BackgroundCollective parse_background(const std::string& flag, const std::string& text);
 
 }  // namespace gf::cli

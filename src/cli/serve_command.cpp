@@ -10,7 +10,6 @@
 #include <optional>
 
 #include "cli/collective_command.hpp"
-#include "comm/collective.hpp"
 #include "core/error.hpp"
 #include "core/yaml_fields.hpp"
 #include "report/chrome_trace.hpp"
@@ -87,18 +86,6 @@ double parse_number(const std::string& flag, const std::string& text, double min
   if (text.empty() || ec != std::errc() || p != end || !std::isfinite(v) || v < min || v > max)
     throw InputError({}, flag, "got '" + text + "'", valid);
   return v;
-}
-
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= s.size()) {
-    const auto comma = s.find(',', start);
-    out.push_back(s.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
 }
 
 work::LengthDistribution length_of(const std::string& flag, const std::string& text) {
@@ -226,15 +213,8 @@ std::string ServeOptions::run() const {
   }
   std::optional<work::BackgroundJob> bg;
   if (!background.empty()) {
-    const auto colon = background.find(':');
-    const auto op = colon == std::string::npos ? std::nullopt : comm::parse_op(background.substr(0, colon));
-    if (!op)
-      throw InputError({}, "--background", "got '" + background + "'", "OP:SIZE, e.g. all_reduce:1G or alltoall:256M");
-    work::BackgroundJob b;
-    b.op = *op;
-    b.bytes = parse_size("--background", background.substr(colon + 1));
-    if (!(b.bytes > 0)) throw InputError({}, "--background", "a zero size", "a positive SIZE, e.g. 256M or 1G");
-    bg = b;
+    const BackgroundCollective b = parse_background("--background", background);
+    bg = work::BackgroundJob{{}, b.op, b.bytes};
   }
   work::SimulationOptions sim;
   sim.scheduler.max_batch_tokens = r.max_batch_tokens;
@@ -252,7 +232,6 @@ std::string ServeOptions::run() const {
   load.output = length_of("--osl", osl);
   load.seed = static_cast<std::uint64_t>(parse_whole("--seed", seed, 0, 1L << 62));
   const int kinds = !rate.empty() + !concurrency.empty() + !offline.empty() + !arrivals.empty();
-  const bool offline_flag = offline.empty() && kinds == 0;
   if (kinds > 1)
     throw InputError({}, "--rate", "more than one load given", "one of --rate, --concurrency, --offline, --arrivals");
   const bool sizing = !slo_ttft.empty() || !slo_tpot.empty();
@@ -281,7 +260,6 @@ std::string ServeOptions::run() const {
     load.kind = work::ArrivalKind::offline;
     if (!offline.empty()) default_requests = parse_whole("--offline", offline, 1, 1L << 26);
   }
-  (void)offline_flag;
   load.requests = requests.empty() ? default_requests : parse_whole("--requests", requests, 1, 1L << 26);
   if (!duration.empty()) {
     if (load.kind != work::ArrivalKind::poisson)

@@ -159,16 +159,9 @@ std::string TrainOptions::run() const {
     o.gemm_source = fmt::format("{} in {}", shape, compute_profile);
   }
   if (!background.empty()) {
-    const auto colon = background.find(':');
-    const auto op = comm::parse_op(background.substr(0, colon));
-    if (colon == std::string::npos || !op || *op == comm::Op::sendrecv)
-      throw InputError({}, "--background", "got '" + background + "'",
-                       "OP:SIZE with a collective OP (all_reduce, all_gather, reduce_scatter, alltoall, ...), e.g. "
-                       "all_reduce:1G");
-    o.background_op = *op;
-    o.background_bytes = parse_size("--background", background.substr(colon + 1));
-    if (!(o.background_bytes > 0))
-      throw InputError({}, "--background", "a zero size", "a positive SIZE, e.g. 256M or 1G");
+    const BackgroundCollective b = parse_background("--background", background);
+    o.background_op = b.op;
+    o.background_bytes = b.bytes;
   }
   o.layout.tp = parse_whole("--tp", tp, 1, 1 << 16);
   o.layout.pp = parse_whole("--pp", pp, 1, 1 << 16);
@@ -228,14 +221,8 @@ std::string TrainOptions::run() const {
 
   const hw::Catalog catalog = cluster.load_catalog();
   std::vector<long> node_counts;
-  if (!scale.empty()) {
-    std::size_t start = 0;
-    while (start <= scale.size()) {
-      const std::size_t comma = std::min(scale.find(',', start), scale.size());
-      node_counts.push_back(parse_whole("--scale", scale.substr(start, comma - start), 1, 1 << 20));
-      start = comma + 1;
-    }
-  }
+  if (!scale.empty())
+    for (const auto& n : split_list(scale)) node_counts.push_back(parse_whole("--scale", n, 1, 1 << 20));
   std::vector<Point> points;
   long base_dp = 0;
   auto evaluate = [&](const std::string& nodes_text) {

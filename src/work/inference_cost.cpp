@@ -188,25 +188,21 @@ InferenceCost::InferenceCost(TrainingContext& context, const ModelSpec& m, const
 
   // Collectives on a grid of token counts, each priced once as a CUDA-graph launch (engines
   // capture decode in graphs; prefill's larger messages hardly notice the launch).
-  for (double t = 1; t <= static_cast<double>(std::max<long>(r.max_batch_tokens, r.max_seqs)) * 2; t *= std::sqrt(2.0))
-    grid_tokens_.push_back(std::round(t));
   const double h = static_cast<double>(m.hidden);
-  for (double t : grid_tokens_) {
-    if (r.tp > 1) {
-      const std::vector<long> group(gpus_.begin(), gpus_.begin() + r.tp);
-      allreduce_s_.push_back(
-          cache_.collective(group, comm::Op::all_reduce, t * h * 2.0, "bfloat16", true).time.value());
-    }
+  const std::vector<long> tp_group(gpus_.begin(), gpus_.begin() + r.tp);
+  const std::vector<long> ep_group(gpus_.begin(), gpus_.begin() + r.ep);
+  const std::vector<long> stages = {gpus_[0], gpus_[static_cast<std::size_t>(r.tp % r.gpus())]};
+  for (double x = 1; x <= static_cast<double>(std::max<long>(r.max_batch_tokens, r.max_seqs)) * 2;
+       x *= std::sqrt(2.0)) {
+    const double t = std::round(x);
+    if (r.tp > 1)
+      allreduce_.add(t, cache_.collective(tp_group, comm::Op::all_reduce, t * h * 2.0, "bfloat16", true).time.value());
     if (r.ep > 1) {
-      const std::vector<long> group(gpus_.begin(), gpus_.begin() + r.ep);
       const double bytes = t * static_cast<double>(m.moe->top_k) * h * 2.0;
-      alltoall_s_.push_back(cache_.collective(group, comm::Op::alltoall, bytes, "bfloat16", true).time.value());
+      alltoall_.add(t, cache_.collective(ep_group, comm::Op::alltoall, bytes, "bfloat16", true).time.value());
     }
-    if (r.pp > 1) {
-      const std::vector<long> pair = {gpus_[0], gpus_[static_cast<std::size_t>(r.tp)]};
-      sendrecv_s_.push_back(
-          cache_.collective(pair, comm::Op::sendrecv, t * h * 2.0 / tp, "bfloat16", true).time.value());
-    }
+    if (r.pp > 1)
+      sendrecv_.add(t, cache_.collective(stages, comm::Op::sendrecv, t * h * 2.0 / tp, "bfloat16", true).time.value());
   }
   for (int i = 0; i <= 24; ++i) {
     const long keys = 1L << i;
@@ -234,16 +230,6 @@ std::string InferenceCost::describe() const {
   return fmt::format("TP {}{} on {}: weights {:.1f} GiB/GPU ({}), KV cache {:.1f} GiB/GPU = {} tokens ({})", r_.tp,
                      r_.pp > 1 ? fmt::format(" x PP {}", r_.pp) : std::string(), gpu_.name, weights_per_gpu_ / kGiB,
                      to_string(r_.weights), kv_capacity_ / kGiB, kv_tokens_, to_string(r_.kv));
-}
-
-double InferenceCost::interpolate(const std::vector<double>& s, double tokens) const {
-  if (s.empty() || tokens <= 0) return 0;
-  const auto it = std::lower_bound(grid_tokens_.begin(), grid_tokens_.end(), tokens);
-  if (it == grid_tokens_.begin()) return s.front();
-  if (it == grid_tokens_.end()) return s.back() * tokens / grid_tokens_.back();
-  const auto i = static_cast<std::size_t>(it - grid_tokens_.begin());
-  const double x0 = grid_tokens_[i - 1], x1 = grid_tokens_[i];
-  return s[i - 1] + (s[i] - s[i - 1]) * (tokens - x0) / (x1 - x0);
 }
 
 double InferenceCost::attention_efficiency(double keys) const {
@@ -354,9 +340,8 @@ IterationTime InferenceCost::iteration(const IterationWork& w) {
   total.accumulate(ends, 1);
   out.compute = total.compute;
   out.memory = total.memory;
-  out.communication = layers * 2 * interpolate(allreduce_s_, tokens) +
-                      moe_layers * 2 * interpolate(alltoall_s_, tokens) +
-                      static_cast<double>(r_.pp - 1) * interpolate(sendrecv_s_, tokens);
+  out.communication = layers * 2 * allreduce_.at(tokens) + moe_layers * 2 * alltoall_.at(tokens) +
+                      static_cast<double>(r_.pp - 1) * sendrecv_.at(tokens);
   out.seconds = out.compute + out.memory + out.communication;
   return out;
 }

@@ -15,6 +15,7 @@
 
 #include "work/compute_efficiency.hpp"
 #include "work/model_spec.hpp"
+#include "work/token_table.hpp"
 #include "work/training_context.hpp"
 
 namespace gf::work {
@@ -110,15 +111,13 @@ private:
   double attention_params_ = 0;  // one layer's attention weights (MLA: its projections)
   // Collective times on a geometric grid of token counts (interpolated between points):
   // the engine meets every batch size from 1 to max_batch_tokens.
-  std::vector<double> grid_tokens_;
-  std::vector<double> allreduce_s_;
-  std::vector<double> alltoall_s_;
-  std::vector<double> sendrecv_s_;
+  TokenTable allreduce_;
+  TokenTable alltoall_;
+  TokenTable sendrecv_;
   // FlashAttention efficiency by log2 of the keys attended (cached lookups).
   std::vector<double> attention_eff_;
   std::vector<std::string> assumptions_;
 
-  [[nodiscard]] double interpolate(const std::vector<double>& s, double tokens) const;
   [[nodiscard]] double attention_efficiency(double keys) const;
 };
 

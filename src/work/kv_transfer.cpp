@@ -13,27 +13,10 @@ KvTransfer::KvTransfer(TrainingContext& context, const InferenceCost& prefill, c
   for (std::size_t k = 0; k < ranks; ++k) pairs.push_back({prefill_gpus[k], decode_gpus[k]});
   contention_ =
       context.contention(pairs, comm::Op::sendrecv, std::max(1.0, typical_tokens) * per_token_, "int8", background);
-  for (double t = 1; t <= 1 << 20; t *= 2) {
-    grid_tokens_.push_back(t);
-    seconds_.push_back(context.collective(pairs.front(), comm::Op::sendrecv, t * per_token_, "int8").time.value());
-  }
+  for (double t = 1; t <= 1 << 20; t *= 2)
+    table_.add(t, context.collective(pairs.front(), comm::Op::sendrecv, t * per_token_, "int8").time.value());
 }
 
-double KvTransfer::seconds(long tokens) const {
-  if (tokens <= 0) return 0;
-  const double t = static_cast<double>(tokens);
-  const auto it = std::lower_bound(grid_tokens_.begin(), grid_tokens_.end(), t);
-  double s = 0;
-  if (it == grid_tokens_.begin())
-    s = seconds_.front();
-  else if (it == grid_tokens_.end())
-    s = seconds_.back() * t / grid_tokens_.back();
-  else {
-    const auto i = static_cast<std::size_t>(it - grid_tokens_.begin());
-    s = seconds_[i - 1] +
-        (seconds_[i] - seconds_[i - 1]) * (t - grid_tokens_[i - 1]) / (grid_tokens_[i] - grid_tokens_[i - 1]);
-  }
-  return s * contention_;
-}
+double KvTransfer::seconds(long tokens) const { return table_.at(static_cast<double>(tokens)) * contention_; }
 
 }  // namespace gf::work

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "work/inference_cost.hpp"
+#include "work/token_table.hpp"
 
 namespace gf::work {
 
@@ -25,8 +26,7 @@ public:
   [[nodiscard]] double bytes_per_token_per_gpu() const { return per_token_; }
 
 private:
-  std::vector<double> grid_tokens_;
-  std::vector<double> seconds_;
+  TokenTable table_;  // one pair's send, by tokens
   double per_token_ = 0;
   double contention_ = 1;
 };

@@ -107,5 +107,7 @@ ServingRun simulate_serving(const std::vector<InferenceCost*>& replicas, const s
 // Percentile with linear interpolation between order statistics (numpy's default, as vLLM's and
 // SGLang's benchmark clients compute them). `values` need not be sorted.
 double percentile(std::vector<double> values, double p);
+// The same on values already sorted ascending (no copy, no sort).
+double percentile_sorted(const std::vector<double>& sorted, double p);
 
 }  // namespace gf::work

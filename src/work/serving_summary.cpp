@@ -9,13 +9,15 @@ namespace gf::work {
 
 namespace {
 
-Distribution distribution(const std::vector<double>& v) {
+// Sorts `v` (callers take further percentiles from it).
+Distribution distribution(std::vector<double>& v) {
   Distribution d;
   if (v.empty()) return d;
+  std::sort(v.begin(), v.end());
   d.mean = std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
-  d.p50 = percentile(v, 50);
-  d.p90 = percentile(v, 90);
-  d.p99 = percentile(v, 99);
+  d.p50 = percentile_sorted(v, 50);
+  d.p90 = percentile_sorted(v, 90);
+  d.p99 = percentile_sorted(v, 99);
   return d;
 }
 
@@ -100,8 +102,8 @@ ServingSummary summarize(const ServingRun& run, double offered_rate, const SloSp
   if (slo.any() && s.requests > 0) {
     s.slo_attainment = static_cast<double>(good) / static_cast<double>(s.requests);
     s.goodput_rps = s.duration_s > 0 ? static_cast<double>(good) / s.duration_s : 0;
-    const bool ttft_ok = slo.ttft_s <= 0 || percentile(ttft, slo.percentile) <= 1e3 * slo.ttft_s;
-    const bool tpot_ok = slo.tpot_s <= 0 || tpot.empty() || percentile(tpot, slo.percentile) <= 1e3 * slo.tpot_s;
+    const bool ttft_ok = slo.ttft_s <= 0 || percentile_sorted(ttft, slo.percentile) <= 1e3 * slo.ttft_s;
+    const bool tpot_ok = slo.tpot_s <= 0 || tpot.empty() || percentile_sorted(tpot, slo.percentile) <= 1e3 * slo.tpot_s;
     s.meets_slo = ttft_ok && tpot_ok && !s.overloaded;
   }
   return s;
