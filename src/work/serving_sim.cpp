@@ -138,6 +138,7 @@ ServingRun simulate_serving(const std::vector<InferenceCost*>& replicas, const s
   for (std::size_t i = 0; i < open; ++i) run.first_arrival_s = std::min(run.first_arrival_s, arrival[i]);
   run.requests.reserve(requests.size());
   double batch_time = 0, kv_time = 0;
+  std::vector<std::pair<std::size_t, long>> chunk;  // an iteration's running index and tokens, reused
   std::size_t total_waiting = 0;
 
   for (;;) {
@@ -174,8 +175,7 @@ ServingRun simulate_serving(const std::vector<InferenceCost*>& replicas, const s
     // Build one iteration on engine e.
     IterationWork w;
     long budget = s.max_batch_tokens;
-    std::vector<std::pair<std::size_t, long>> chunk;  // running index, tokens this iteration
-    chunk.reserve(e->running.size() + 8);
+    chunk.clear();
     auto preempt_last = [&]() {
       Live v = e->running.back();
       e->running.pop_back();
