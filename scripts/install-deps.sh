@@ -3,9 +3,10 @@
 # as another user it prints the apt-get line to run instead.
 set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config libcli11-dev libyaml-cpp-dev nlohmann-json3-dev libfmt-dev
-          libhwloc-dev hwloc-nox libturbojpeg0-dev zlib1g-dev libopenmpi-dev openmpi-bin
+          libhwloc-dev hwloc-nox libsqlite3-dev libturbojpeg0-dev zlib1g-dev libopenmpi-dev openmpi-bin
           libgtest-dev libgmock-dev libbenchmark-dev
-          clang libclang-rt-dev llvm)  # clang + libFuzzer + llvm-symbolizer: `make fuzz`
+          clang libclang-rt-dev llvm  # clang + libFuzzer + llvm-symbolizer: `make fuzz`
+          chromium)  # headless, to render the plan's HTML report in a test
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

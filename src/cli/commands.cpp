@@ -11,6 +11,7 @@
 #include "cli/collective_command.hpp"
 #include "cli/pipeline_command.hpp"
 #include "cli/probe_command.hpp"
+#include "cli/plan_command.hpp"
 #include "cli/serve_command.hpp"
 #include "cli/train_command.hpp"
 #include "comm/communicator.hpp"
@@ -206,6 +207,10 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
       "serve", "Model LLM inference serving: throughput, TTFT/TPOT percentiles, the bound; size a fleet for SLOs");
   ServeOptions serve_opts;
   serve_opts.add_to(*serve_cmd);
+  auto* plan_cmd = app.add_subcommand(
+      "plan", "Choose the architecture: search designs and layouts for a plan's workloads and limits, and recommend one");
+  PlanOptions plan_opts;
+  plan_opts.add_to(*plan_cmd);
 
   auto* probe_cmd = app.add_subcommand(
       "probe", "Measure this machine: memory, storage, CPU decode, GPU copies, NCCL; across nodes with --mpi");
@@ -276,6 +281,8 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
       result = train_opts.run();
     } else if (serve_cmd->parsed()) {
       result = serve_opts.run();
+    } else if (plan_cmd->parsed()) {
+      result = plan_opts.run();
     } else if (probe_cmd->parsed()) {
       result = probe_opts.run();
     } else if (validate_cmd->parsed()) {

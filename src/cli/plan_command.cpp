@@ -1,0 +1,166 @@
+#include "cli/plan_command.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "cli/cluster_options.hpp"
+#include "core/error.hpp"
+#include "core/yaml_fields.hpp"
+#include "plan/plan_spec.hpp"
+#include "plan/planner.hpp"
+#include "plan/price_catalog.hpp"
+#include "plan/recommend.hpp"
+#include "plan/results_store.hpp"
+#include "report/plan_report.hpp"
+
+namespace gf::cli {
+namespace {
+
+// A progress bar on stderr, redrawn at most ten times a second, only when stderr is a terminal.
+class ProgressBar {
+public:
+  explicit ProgressBar(bool on) : on_(on), start_(std::chrono::steady_clock::now()) {}
+  void update(std::size_t done, std::size_t total) {
+    if (!on_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (done < total && now - last_ < std::chrono::milliseconds(100)) return;
+    last_ = now;
+    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    const double rate = elapsed > 0 ? static_cast<double>(done - first_) / elapsed : 0;
+    const double left = rate > 0 ? static_cast<double>(total - done) / rate : 0;
+    constexpr int kWidth = 30;
+    const int filled =
+        total ? static_cast<int>(kWidth * static_cast<double>(done) / static_cast<double>(total)) : kWidth;
+    std::fprintf(stderr, "\r[%s%s] %zu/%zu candidates  %.1f/s  %d:%02d left ",
+                 std::string(static_cast<std::size_t>(filled), '#').c_str(),
+                 std::string(static_cast<std::size_t>(kWidth - filled), ' ').c_str(), done, total, rate,
+                 static_cast<int>(left) / 60, static_cast<int>(left) % 60);
+    if (done == total) std::fprintf(stderr, "\n");
+    std::fflush(stderr);
+  }
+  void start_at(std::size_t done) { first_ = done; }
+
+private:
+  bool on_;
+  std::chrono::steady_clock::time_point start_, last_;
+  std::size_t first_ = 0;
+};
+
+// Writes `text` to `path` whole or not at all: a temporary file beside it, renamed into place.
+void write_whole(const std::string& path, const std::string& text, const std::string& flag) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) throw InputError({}, flag, "cannot write '" + path + "'", "a writable file path");
+    f << text;
+    f.flush();
+    if (!f) throw InputError({}, flag, "writing '" + path + "' failed", "a writable file path with space left");
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) throw InputError({}, flag, "cannot write '" + path + "': " + ec.message(), "a writable file path");
+}
+
+plan::PlanSpec load(const std::string& name) {
+  if (name.empty()) return plan::builtin_plan(kDefaultPlan);
+  const auto names = plan::builtin_plan_names();
+  if (std::find(names.begin(), names.end(), name) != names.end() && !std::filesystem::exists(name)) {
+    return plan::builtin_plan(name);
+  }
+  std::error_code ec;
+  if (!std::filesystem::exists(name, ec) && name.find('/') == std::string::npos && !name.ends_with(".yaml")) {
+    const std::string near = suggest(name, names);
+    throw InputError({}, "PLAN",
+                     "'" + name + "' is neither a built-in plan nor a file" +
+                         (near.empty() ? "" : " (did you mean '" + near + "'?)"),
+                     "a plan file, or one of: " + join(names));
+  }
+  return plan::load_plan_file(name);
+}
+
+}  // namespace
+
+void PlanOptions::add_to(CLI::App& app) {
+  app.add_option(
+      "plan", plan,
+      std::string("PLAN: a plan file (docs/plan-format.md) or a built-in plan (--list); default ") + kDefaultPlan);
+  app.add_option("--db", db, "Results database (SQLite): every candidate is stored; a rerun resumes");
+  app.add_flag("--show", show, "Print what --db holds, without evaluating anything");
+  app.add_flag("--list", list, "List the built-in plans");
+  app.add_flag("--mpi", mpi, "Split the candidates across MPI ranks (run under mpirun or srun)");
+  app.add_flag("--quiet", quiet, "No progress bar");
+  app.add_option("--format", format, "table | json | csv");
+  app.add_option("--report", report, "Write a self-contained HTML report to this file");
+  app.add_option("--threads", threads, "Threads (default: every core)");
+  app.add_option("--rows", rows, "Rows of the ranked table per workload (default 12)");
+  add_catalog_option(app, catalog_dir);
+}
+
+std::string PlanOptions::run() const {
+  if (format != "table" && format != "json" && format != "csv") {
+    throw InputError({}, "--format", "got '" + format + "'", "table, json, csv");
+  }
+  const long n_threads = parse_whole("--threads", threads, 0, 1024);
+  const long n_rows = parse_whole("--rows", rows, 1, 1000000);
+  if (list) {
+    std::string out = "Built-in plans (gpufabric plan NAME):\n";
+    for (const auto& n : plan::builtin_plan_names()) {
+      const auto p = plan::builtin_plan(n);
+      out += fmt::format("  {:<28} {}\n", n, p.description);
+    }
+    return out;
+  }
+  const hw::Catalog catalog = load_catalog(catalog_dir);
+  plan::PlanSpec spec;
+  std::vector<nlohmann::json> candidates;
+  std::vector<std::string> skipped;
+  std::size_t designs = 0;
+  std::string version = plan::model_version();
+  if (show) {
+    if (db.empty())
+      throw InputError({}, "--show", "needs --db FILE", "--db FILE written by an earlier `gpufabric plan`");
+    if (!plan.empty()) throw InputError({}, "--show", "reads the plan stored in --db", "leave PLAN out with --show");
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(db, ec))
+      throw InputError({}, "--db", "no such file '" + db + "'", "a file written by `gpufabric plan --db`");
+    const auto store = plan::ResultsStore::open_existing(db);
+    spec = plan::parse_plan(store->plan_text(), "(stored in " + db + ")");
+    version = store->model_version();
+    for (const auto& [key, text] : store->all()) candidates.push_back(nlohmann::json::parse(text));
+    std::sort(candidates.begin(), candidates.end(),
+              [](const auto& a, const auto& b) { return a.value("key", "") < b.value("key", ""); });
+    std::set<std::string> keys;
+    for (const auto& c : candidates) keys.insert(c.value("design_key", ""));
+    designs = keys.size();
+  } else {
+    spec = load(plan);
+    plan::PriceCatalog prices = plan::builtin_prices();
+    plan::apply_price_overrides(prices, spec.costs.price_overrides, spec.file);
+    plan::PlannerOptions po;
+    po.threads = static_cast<int>(n_threads);
+    po.db = db;
+    po.mpi = mpi;
+    ProgressBar bar(!quiet && isatty(STDERR_FILENO) != 0);
+    po.progress = [&bar](std::size_t done, std::size_t total) { bar.update(done, total); };
+    const plan::PlanRun run = plan::run_plan(spec, catalog, prices, po);
+    if (!run.root) return {};
+    candidates = run.candidates;
+    skipped = run.designs.skipped;
+    designs = run.designs.designs.size();
+  }
+  const nlohmann::json answer = plan::analyse(spec, candidates, skipped, designs, version);
+  if (!report.empty()) write_whole(report, report::plan_report_html(answer), "--report");
+  if (format == "json") return answer.dump(2) + "\n";
+  if (format == "csv") return plan::plan_csv(answer);
+  std::string out = plan::plan_text(answer, static_cast<std::size_t>(n_rows));
+  if (!report.empty()) out += "\nreport: " + report + "\n";
+  return out;
+}
+
+}  // namespace gf::cli

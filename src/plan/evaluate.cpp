@@ -1,0 +1,373 @@
+#include "plan/evaluate.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "plan/cluster_cost.hpp"
+#include "plan/goodput.hpp"
+#include "plan/training_search.hpp"
+#include "work/model_size.hpp"
+#include "work/serving_fleet.hpp"
+
+namespace gf::plan {
+namespace {
+
+constexpr double kDay = 86400;
+
+// Bytes a checkpoint holds per parameter: bf16 weights (2) and Adam's fp32 master weights and two
+// moments (12), as Megatron-LM and DeepSpeed save them. BigScience's BLOOM-176B full checkpoint
+// was 2.3 TB, 13 bytes per parameter (../shared/research/failures.md).
+constexpr double kCheckpointBytesPerParam = 14;
+// Checkpoints kept on the file system (the last few, to survive a corrupt one): an assumption.
+constexpr double kCheckpointsKept = 3;
+
+// The aggregate rate the cluster writes (and reads) a checkpoint at: every node's storage
+// devices in parallel, each rank writing its shard (Megatron's distributed checkpoint). A node
+// with no storage device in its design is given one NVMe Gen4 drive (an assumption, stated).
+std::pair<Bandwidth, Bandwidth> checkpoint_rates(const topo::Topology& t, const hw::Catalog& catalog,
+                                                 std::vector<std::string>& notes) {
+  double write = 0, read = 0;
+  for (const auto& s : t.spec().node.storage) {
+    const auto& spec = catalog.storage(s.model);
+    write += spec.write.value() * s.count;
+    read += spec.read.value() * s.count;
+  }
+  if (write <= 0) {
+    const auto& nvme = catalog.storage("nvme-gen4");
+    write = nvme.write.value();
+    read = nvme.read.value();
+    notes.push_back("no storage in the node design: checkpoints written to one NVMe Gen4 drive per node");
+  }
+  const double nodes = static_cast<double>(t.nodes());
+  return {Bandwidth(write * nodes), Bandwidth(read * nodes)};
+}
+
+void put_cost(nlohmann::json& j, const ClusterCost& c) {
+  j["capex_usd"] = c.capex_usd();
+  j["power_kw"] = c.facility_power_avg().value() / 1e3;
+  j["power_kw_max"] = c.facility_power_max().value() / 1e3;
+  j["racks"] = c.racks;
+  j["switches"] = c.switches;
+  j["optics"] = c.optics;
+  j["nics"] = c.nics;
+  j["cost_breakdown"] = {{"gpus", c.gpus_usd},         {"servers", c.servers_usd}, {"nics", c.nics_usd},
+                         {"switches", c.switches_usd}, {"optics", c.optics_usd},   {"storage", c.storage_usd},
+                         {"racks", c.racks_usd}};
+}
+
+void put_design(nlohmann::json& j, const Design& d, const topo::Topology* t) {
+  j["design_key"] = d.key;
+  j["source"] = d.source;
+  j["gpu"] = d.gpu;
+  j["gpus_per_node"] = d.gpus_per_node;
+  j["intra_node"] = d.intra_node;
+  j["network"] = d.network;
+  j["nics_per_node"] = d.nics_per_node;
+  j["gpudirect"] = d.gpudirect;
+  j["p2p"] = d.p2p;
+  j["oversubscription"] = d.oversubscription;
+  j["fabric"] = d.fabric;
+  if (t != nullptr) {
+    const auto* f = t->fabric();
+    j["fabric"] = f ? topo::to_string(f->shape().kind) : "none";
+    j["tiers"] = f ? f->shape().tiers : 0;
+    j["leaf_switches"] = f ? f->shape().leaves : 0;
+    j["spine_switches"] = f ? f->shape().spines + f->shape().aggs_per_pod * f->shape().pods + f->shape().cores : 0;
+    j["oversubscription"] = f ? f->shape().oversubscription : 1.0;
+    j["network"] = t->network().name;
+  }
+}
+
+// The limits a candidate breaks, each as "limit: value > bound".
+std::vector<std::string> limit_violations(const Limits& l, const nlohmann::json& j, const PriceCatalog& prices) {
+  std::vector<std::string> out;
+  const double capex = j.value("capex_usd", 0.0);
+  if (l.budget_usd > 0) {
+    const double years = l.tco_years > 0 ? l.tco_years : prices.lifetime.usd;
+    const double spend = l.budget == BudgetKind::tco
+                             ? capex + j.value("power_kw", 0.0) * 24 * 365.25 * years * prices.electricity.usd
+                             : (j.value("cloud", false) ? j.value("cost_usd", 0.0) : capex);
+    if (spend > l.budget_usd) {
+      out.push_back(fmt::format("budget: {} ${:.3g}M > ${:.3g}M", l.budget == BudgetKind::tco ? "TCO" : "spend",
+                                spend / 1e6, l.budget_usd / 1e6));
+    }
+  }
+  if (l.power_kw > 0 && j.value("power_kw_max", 0.0) > l.power_kw) {
+    out.push_back(fmt::format("power: {:.0f} kW > {:.0f} kW", j.value("power_kw_max", 0.0), l.power_kw));
+  }
+  if (l.max_gpus > 0 && j.value("gpus", 0L) > l.max_gpus) {
+    out.push_back(fmt::format("max_gpus: {} > {}", j.value("gpus", 0L), l.max_gpus));
+  }
+  if (l.racks > 0 && j.value("racks", 0L) > l.racks) {
+    out.push_back(fmt::format("racks: {} > {}", j.value("racks", 0L), l.racks));
+  }
+  if (l.deadline_days > 0 && j.contains("time_days") && j["time_days"].is_number() &&
+      j["time_days"].get<double>() > l.deadline_days) {
+    out.push_back(fmt::format("deadline: {:.1f} days > {:.1f}", j["time_days"].get<double>(), l.deadline_days));
+  }
+  return out;
+}
+
+nlohmann::json evaluate_training(const PlanInputs& in, const Unit& u) {
+  const TrainingWorkload& w = in.plan.training[u.workload];
+  const Design& d = in.designs.designs[u.design];
+  nlohmann::json j;
+  j["key"] = u.key;
+  j["workload"] = w.name;
+  j["kind"] = "training";
+  j["nodes"] = u.nodes;
+  j["design"] = u.nodes > 1 || !d.partial ? fmt::format("{} x {}", u.nodes, d.label) : d.label;
+  j["feasible"] = false;
+  std::unique_ptr<topo::Topology> t;
+  try {
+    t = build_topology(d, u.nodes, in.catalog);
+  } catch (const InputError& e) {
+    put_design(j, d, nullptr);
+    j["gpus"] = u.nodes * d.gpus_per_node;
+    j["why_not"] = "cannot be built: " + e.problem();
+    return j;
+  }
+  put_design(j, d, t.get());
+  const long gpus = d.partial ? d.gpus_per_node : t->gpu_count();
+  j["gpus"] = gpus;
+  work::TrainingContext context(*t);
+  const LayoutSearch s = search_layouts(context, w, in.plan.search, gpus);
+  j["layouts_evaluated"] = s.layouts;
+  j["layouts_invalid"] = s.invalid;
+  j["pruned_memory"] = s.pruned_memory;
+  j["layouts_timed"] = s.timed;
+  if (!s.best) {
+    j["why_not"] = s.timed == 0 && s.pruned_memory > 0
+                       ? fmt::format("no layout fits in {:.0f} GiB per GPU (the leanest needs {:.0f} GiB)",
+                                     t->gpu_spec().memory.value() / (1 << 30), s.smallest_memory / (1 << 30))
+                       : "no valid layout divides the model, the GPUs and the global batch";
+    return j;
+  }
+  const auto& r = s.result;
+  std::vector<std::string> notes;
+  const double params = work::count_parameters(w.model).total;
+  const Bytes checkpoint(params * kCheckpointBytesPerParam);
+  const auto [write, read] = checkpoint_rates(*t, in.catalog, notes);
+  GoodputInputs gi;
+  gi.gpus = gpus;
+  gi.checkpoint = checkpoint;
+  gi.write = write;
+  gi.read = read;
+  const Goodput g = goodput(gi);
+  const double steps = w.tokens / (static_cast<double>(w.global_batch) * static_cast<double>(w.model.seq));
+  const double ideal_s = steps * r.step_s;
+  const double wall_s = ideal_s / g.fraction;
+  j["layout"] = layout_label(*s.best);
+  j["tp"] = s.best->layout.tp;
+  j["pp"] = s.best->layout.pp;
+  j["dp"] = s.best->layout.dp;
+  j["step_s"] = r.step_s;
+  j["tokens_per_s"] = r.tokens_per_s;
+  j["mfu"] = r.mfu;
+  j["memory_gib"] = r.memory.total / (1 << 30);
+  j["bottleneck"] = r.bottleneck;
+  j["dp_communication_s"] = r.dp_communication_s;
+  j["steps"] = steps;
+  j["time_days_ideal"] = ideal_s / kDay;
+  j["time_days"] = wall_s / kDay;
+  j["goodput"] = g.fraction;
+  j["interruptions_per_day"] = g.interruptions_per_day;
+  j["checkpoint_gb"] = checkpoint.value() / 1e9;
+  j["checkpoint_write_s"] = g.checkpoint_write.value();
+  j["checkpoint_interval_s"] = g.interval.value();
+  const auto& b = r.breakdown;
+  j["breakdown"] = {{"compute_s", b.compute_s},
+                    {"tp_s", b.tp_s},
+                    {"dp_exposed_s", b.dp_exposed_s},
+                    {"pp_bubble_s", b.pp_bubble_s},
+                    {"pp_p2p_s", b.pp_p2p_s},
+                    {"cp_s", b.cp_s},
+                    {"ep_s", b.ep_s},
+                    {"sm_contention_s", b.sm_contention_s},
+                    {"optimizer_s", b.optimizer_s}};
+  // Cost: owning the cluster (capital amortised over its life, plus energy) or renting its GPUs.
+  const ClusterCost c = cluster_cost(*t, gpus, checkpoint.value() * kCheckpointsKept, in.prices);
+  put_cost(j, c);
+  const RunningCost run = running_cost(c, Seconds(wall_s), in.prices);
+  j["energy_mwh"] = run.energy_mwh;
+  j["energy_usd"] = run.energy_usd;
+  j["cloud"] = in.plan.costs.cloud;
+  if (in.plan.costs.cloud) {
+    j["cost_usd"] = in.prices.cloud_gpu(d.gpu).usd * static_cast<double>(gpus) * wall_s / 3600;
+  } else {
+    j["cost_usd"] = run.total_usd();
+  }
+  j["amortised_capex_usd"] = run.amortised_capex_usd;
+  for (const auto& a : c.assumptions) notes.push_back(a);
+  j["notes"] = notes;
+  const auto violations = limit_violations(in.plan.limits, j, in.prices);
+  j["limit_violations"] = violations;
+  j["feasible"] = violations.empty();
+  if (!violations.empty()) j["why_not"] = join(violations, "; ");
+  return j;
+}
+
+nlohmann::json evaluate_serving(const PlanInputs& in, const Unit& u) {
+  const ServingWorkload& w = in.plan.serving[u.workload];
+  const Design& d = in.designs.designs[u.design];
+  nlohmann::json j;
+  j["key"] = u.key;
+  j["workload"] = w.name;
+  j["kind"] = "serving";
+  j["feasible"] = false;
+  // Replicas live inside one server (TP within the node): one server's topology prices them.
+  std::unique_ptr<topo::Topology> one;
+  try {
+    one = build_topology(d, 1, in.catalog);
+  } catch (const InputError& e) {
+    put_design(j, d, nullptr);
+    j["design"] = d.label;
+    j["why_not"] = "cannot be built: " + e.problem();
+    return j;
+  }
+  work::TrainingContext context(*one);
+  std::vector<work::ReplicaSpec> candidates;
+  for (long tp : {1L, 2L, 4L, 8L}) {
+    if (tp > d.gpus_per_node || w.model.heads % tp != 0) continue;
+    work::ReplicaSpec r;
+    r.tp = tp;
+    r.weights = w.weights;
+    r.kv = w.kv;
+    candidates.push_back(r);
+  }
+  work::LoadSpec load;
+  load.input = work::LengthDistribution(w.isl);
+  load.output = work::LengthDistribution(w.osl);
+  load.seed = 1;
+  work::SizingOptions so;
+  so.requests = 600;
+  work::FleetSizing peak;
+  try {
+    peak = work::size_fleet(context, w.model, candidates, load, w.rate * w.peak_factor, w.slo, so);
+  } catch (const InputError& e) {
+    put_design(j, d, nullptr);
+    j["design"] = d.label;
+    j["why_not"] = e.problem();
+    return j;
+  }
+  if (peak.chosen < 0) {
+    put_design(j, d, one.get());
+    j["design"] = d.label;
+    std::string why = "no replica layout meets the latency goals";
+    for (const auto& l : peak.layouts)
+      if (!l.why_not.empty()) why += fmt::format("; TP{}: {}", l.replica.tp, l.why_not);
+    j["why_not"] = why;
+    return j;
+  }
+  const auto& chosen = peak.layouts[static_cast<std::size_t>(peak.chosen)];
+  const long gpus = chosen.gpus;
+  const long nodes = std::max<long>(1, (gpus + d.gpus_per_node - 1) / d.gpus_per_node);
+  // The fleet at the average rate: the same replica, as many as the average needs.
+  const long replicas_avg = std::max<long>(1, static_cast<long>(std::ceil(w.rate / chosen.replica_rate - 1e-9)));
+  std::unique_ptr<topo::Topology> t;
+  try {
+    t = build_topology(d, nodes, in.catalog);
+  } catch (const InputError& e) {
+    put_design(j, d, nullptr);
+    j["design"] = fmt::format("{} x {}", nodes, d.label);
+    j["why_not"] = "cannot be built at " + std::to_string(nodes) + " nodes: " + e.problem();
+    return j;
+  }
+  put_design(j, d, t.get());
+  j["design"] = fmt::format("{} x {}", nodes, d.label);
+  j["nodes"] = nodes;
+  j["gpus"] = gpus;
+  j["layout"] = fmt::format("{} x TP{}", chosen.replicas, chosen.replica.tp);
+  j["tp"] = chosen.replica.tp;
+  j["replicas"] = chosen.replicas;
+  j["replicas_at_average"] = replicas_avg;
+  j["replica_rate"] = chosen.replica_rate;
+  j["ttft_ms_p"] = chosen.fleet.ttft_ms.p90;
+  j["ttft_ms_p99"] = chosen.fleet.ttft_ms.p99;
+  j["tpot_ms_p99"] = chosen.fleet.tpot_ms.p99;
+  j["tpot_ms_p"] = chosen.fleet.tpot_ms.p90;
+  const ClusterCost c = cluster_cost(*t, gpus, 0, in.prices);
+  put_cost(j, c);
+  // Cost per million output tokens at the average rate, with the fleet sized for the peak.
+  const double hour = 3600;
+  const RunningCost run = running_cost(c, Seconds(hour), in.prices);
+  const double tokens_per_hour = w.rate * static_cast<double>(w.osl) * hour;
+  double usd_per_hour = run.total_usd();
+  j["cloud"] = in.plan.costs.cloud;
+  if (in.plan.costs.cloud) usd_per_hour = in.prices.cloud_gpu(d.gpu).usd * static_cast<double>(gpus);
+  j["usd_per_hour"] = usd_per_hour;
+  j["usd_per_mtok"] = usd_per_hour / (tokens_per_hour / 1e6);
+  j["cost_usd"] = usd_per_hour * 24 * 365.25;  // a year of service
+  j["energy_mwh"] = run.energy_mwh * 24 * 365.25;
+  j["layouts_evaluated"] = static_cast<long>(candidates.size());
+  j["notes"] = c.assumptions;
+  const auto violations = limit_violations(in.plan.limits, j, in.prices);
+  j["limit_violations"] = violations;
+  j["feasible"] = violations.empty();
+  if (!violations.empty()) j["why_not"] = join(violations, "; ");
+  return j;
+}
+
+}  // namespace
+
+std::vector<long> default_node_counts(const PlanSpec& plan, long gpus_per_node) {
+  const long max_gpus = plan.limits.max_gpus > 0 ? plan.limits.max_gpus : 512;
+  std::vector<long> out;
+  for (long n = 1; n * gpus_per_node <= max_gpus; n *= 2) out.push_back(n);
+  if (out.empty()) out.push_back(1);
+  return out;
+}
+
+std::vector<Unit> enumerate_units(const PlanSpec& plan, const DesignSet& designs) {
+  std::vector<Unit> out;
+  for (std::size_t w = 0; w < plan.training.size(); ++w) {
+    for (std::size_t d = 0; d < designs.designs.size(); ++d) {
+      const Design& design = designs.designs[d];
+      std::vector<long> counts =
+          plan.design.node_counts.empty() ? default_node_counts(plan, design.gpus_per_node) : plan.design.node_counts;
+      for (long n : counts) {
+        if (design.partial && n > 1) continue;
+        Unit u;
+        u.workload = w;
+        u.design = d;
+        u.nodes = n;
+        u.key = fmt::format("train:{}|{}|N{}", plan.training[w].name, design.key, n);
+        out.push_back(u);
+      }
+    }
+  }
+  for (std::size_t w = 0; w < plan.serving.size(); ++w) {
+    for (std::size_t d = 0; d < designs.designs.size(); ++d) {
+      if (designs.designs[d].partial) continue;
+      Unit u;
+      u.serving = true;
+      u.workload = w;
+      u.design = d;
+      u.key = fmt::format("serve:{}|{}", plan.serving[w].name, designs.designs[d].key);
+      out.push_back(u);
+    }
+  }
+  return out;
+}
+
+nlohmann::json evaluate_unit(const PlanInputs& in, const Unit& u) {
+  try {
+    return u.serving ? evaluate_serving(in, u) : evaluate_training(in, u);
+  } catch (const InputError& e) {
+    // A price or a rule the design breaks: the candidate is out, with the reason; the search goes on.
+    nlohmann::json j;
+    j["key"] = u.key;
+    j["workload"] = u.serving ? in.plan.serving[u.workload].name : in.plan.training[u.workload].name;
+    j["kind"] = u.serving ? "serving" : "training";
+    put_design(j, in.designs.designs[u.design], nullptr);
+    j["design"] = in.designs.designs[u.design].label;
+    j["nodes"] = u.nodes;
+    j["feasible"] = false;
+    j["why_not"] = e.field().empty() ? e.problem() : e.field() + ": " + e.problem();
+    return j;
+  }
+}
+
+}  // namespace gf::plan

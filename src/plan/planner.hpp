@@ -1,0 +1,47 @@
+#pragma once
+// Runs a plan: enumerates the designs and the units of work, evaluates what the results store
+// does not hold yet on every core (and, under MPI, across ranks), stores each result as it
+// completes, and returns every candidate in a fixed order (the same answer however the work was
+// split).
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "hw/catalog.hpp"
+#include "plan/design_space.hpp"
+#include "plan/plan_spec.hpp"
+#include "plan/price_catalog.hpp"
+
+namespace gf::plan {
+
+struct PlannerOptions {
+  int threads = 0;   // 0: every core
+  std::string db;    // results database; empty: none (nothing is resumed)
+  bool mpi = false;  // split the units across MPI ranks (gpufabric built with MPI)
+  // Called after each unit completes (from the thread that finished it, serialised).
+  std::function<void(std::size_t done, std::size_t total)> progress;
+};
+
+struct PlanRun {
+  DesignSet designs;
+  std::vector<nlohmann::json> candidates;  // in unit order
+  std::size_t units = 0;
+  std::size_t evaluated = 0;  // in this run
+  std::size_t resumed = 0;    // read back from the store
+  bool root = true;           // false on MPI ranks other than 0 (they print nothing)
+  int ranks = 1;
+};
+
+// The model's version: gpufabric's version and a hash of every data file compiled in (catalog,
+// presets, prices, efficiencies, models). Results from another version are not mixed with these.
+std::string model_version();
+
+PlanRun run_plan(const PlanSpec& plan, const hw::Catalog& catalog, const PriceCatalog& prices,
+                 const PlannerOptions& options);
+
+// Whether this gpufabric was built with MPI.
+bool mpi_available();
+
+}  // namespace gf::plan

@@ -1,0 +1,543 @@
+#include "plan/recommend.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "core/error.hpp"
+
+namespace gf::plan {
+namespace {
+
+double num(const nlohmann::json& j, const char* key, double fallback = NAN) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : fallback;
+}
+std::string str(const nlohmann::json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::string money(double usd) {
+  if (!std::isfinite(usd)) return "—";
+  if (std::abs(usd) >= 1e9) return fmt::format("${:.2f}B", usd / 1e9);
+  if (std::abs(usd) >= 1e6) return fmt::format("${:.2f}M", usd / 1e6);
+  if (std::abs(usd) >= 1e3) return fmt::format("${:.1f}k", usd / 1e3);
+  return fmt::format("${:.2f}", usd);
+}
+std::string days(double d) { return d >= 100 ? fmt::format("{:.0f} days", d) : fmt::format("{:.1f} days", d); }
+std::string percent_change(double a, double b) {  // b relative to a
+  const double p = 100 * (b / a - 1);
+  return fmt::format("{}{:.0f}%", p >= 0 ? "+" : "", p);
+}
+std::string tokens_text(double t) {
+  if (t >= 1e12) return fmt::format("{:g}T", t / 1e12);
+  if (t >= 1e9) return fmt::format("{:g}B", t / 1e9);
+  return fmt::format("{:g}", t);
+}
+
+struct Ranking {
+  bool serving = false;
+  bool by_time = false;
+  [[nodiscard]] double score(const nlohmann::json& c) const {
+    if (serving) return num(c, "usd_per_mtok", INFINITY);
+    return by_time ? num(c, "time_days", INFINITY) : num(c, "cost_usd", INFINITY);
+  }
+  [[nodiscard]] double tiebreak(const nlohmann::json& c) const {
+    if (serving) return num(c, "ttft_ms_p", INFINITY);
+    return by_time ? num(c, "cost_usd", INFINITY) : num(c, "time_days", INFINITY);
+  }
+  [[nodiscard]] bool better(const nlohmann::json& a, const nlohmann::json& b) const {
+    const double sa = score(a), sb = score(b);
+    if (sa != sb) return sa < sb;
+    const double ta = tiebreak(a), tb = tiebreak(b);
+    if (ta != tb) return ta < tb;
+    return str(a, "key") < str(b, "key");
+  }
+};
+
+// Indices of the Pareto-optimal points (minimising both x and y).
+std::vector<std::size_t> pareto(const std::vector<const nlohmann::json*>& c, const char* x, const char* y) {
+  std::vector<std::size_t> idx;
+  for (std::size_t i = 0; i < c.size(); ++i)
+    if (std::isfinite(num(*c[i], x)) && std::isfinite(num(*c[i], y))) idx.push_back(i);
+  std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
+    const double xa = num(*c[a], x), xb = num(*c[b], x);
+    if (xa != xb) return xa < xb;
+    return num(*c[a], y) < num(*c[b], y);
+  });
+  std::vector<std::size_t> out;
+  double best_y = INFINITY;
+  for (std::size_t i : idx) {
+    const double yv = num(*c[i], y);
+    if (yv < best_y) {
+      out.push_back(i);
+      best_y = yv;
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> training_reasons(const nlohmann::json& chosen,
+                                          const std::vector<const nlohmann::json*>& feasible,
+                                          const std::vector<const nlohmann::json*>& all, const Ranking& obj,
+                                          const TrainingWorkload& w) {
+  std::vector<std::string> r;
+  const double t = num(chosen, "time_days"), cost = num(chosen, "cost_usd");
+  const long gpus = chosen.value("gpus", 0L);
+  // Goodput.
+  r.push_back(fmt::format(
+      "Interruptions: {:.1f} a day expected on {} GPUs at Llama 3's rate (419 in 54 days on 16,384 H100s); a {:.0f} GB "
+      "checkpoint written in {:.0f} s every {:.0f} min (Young's interval) leaves {:.1f}% goodput, {} more than the "
+      "step time alone ({}).",
+      num(chosen, "interruptions_per_day"), gpus, num(chosen, "checkpoint_gb"), num(chosen, "checkpoint_write_s"),
+      num(chosen, "checkpoint_interval_s") / 60, 100 * num(chosen, "goodput"), days(t - num(chosen, "time_days_ideal")),
+      days(num(chosen, "time_days_ideal"))));
+  // Where a step's time goes.
+  if (chosen.contains("breakdown")) {
+    const auto& b = chosen["breakdown"];
+    std::vector<std::pair<double, std::string>> parts;
+    const std::pair<const char*, const char*> names[] = {
+        {"tp_s", "tensor-parallel collectives"}, {"dp_exposed_s", "exposed gradient reduction"},
+        {"pp_bubble_s", "pipeline bubble"},      {"pp_p2p_s", "pipeline sends"},
+        {"cp_s", "context-parallel exchange"},   {"ep_s", "expert all-to-alls"},
+        {"optimizer_s", "optimizer step"}};
+    for (const auto& [k, label] : names) {
+      const double v = num(b, k, 0);
+      if (v > 0) parts.emplace_back(v, label);
+    }
+    std::sort(parts.rbegin(), parts.rend());
+    const double step = num(chosen, "step_s");
+    std::string s = fmt::format("Per step of {:.3g} s: compute {:.3g} s ({:.0f}%)", step, num(b, "compute_s", 0),
+                                100 * num(b, "compute_s", 0) / step);
+    for (std::size_t i = 0; i < std::min<std::size_t>(3, parts.size()); ++i) {
+      s += fmt::format(", {} {:.3g} s ({:.0f}%)", parts[i].second, parts[i].first, 100 * parts[i].first / step);
+    }
+    s += fmt::format("; MFU {:.1f}%.", 100 * num(chosen, "mfu"));
+    r.push_back(s);
+  }
+  // The fastest (or the cheapest) other choice.
+  const nlohmann::json* fastest = nullptr;
+  const nlohmann::json* cheapest = nullptr;
+  for (const auto* c : feasible) {
+    if (!fastest || num(*c, "time_days") < num(*fastest, "time_days")) fastest = c;
+    if (!cheapest || num(*c, "cost_usd") < num(*cheapest, "cost_usd")) cheapest = c;
+  }
+  const nlohmann::json* other = obj.by_time ? cheapest : fastest;
+  if (other && str(*other, "key") != str(chosen, "key")) {
+    r.push_back(fmt::format("The {} feasible design, {} ({}), takes {} ({}) for {} ({}).",
+                            obj.by_time ? "cheapest" : "fastest", str(*other, "design"), str(*other, "layout"),
+                            days(num(*other, "time_days")), percent_change(t, num(*other, "time_days")),
+                            money(num(*other, "cost_usd")), percent_change(cost, num(*other, "cost_usd"))));
+  }
+  // The best of each other GPU, intra-node fabric and network, at any size (each alternative once).
+  std::set<std::string> told{str(chosen, "key")};
+  if (other) told.insert(str(*other, "key"));
+  const std::pair<const char*, const char*> axes[] = {
+      {"gpu", "GPU"}, {"intra_node", "intra-node fabric"}, {"network", "network"}};
+  for (const auto& [axis, axis_label] : axes) {
+    std::map<std::string, const nlohmann::json*> best;
+    for (const auto* c : all) {
+      if (!c->contains("time_days")) continue;
+      auto& b = best[str(*c, axis)];
+      const bool cf = c->value("feasible", false);
+      if (!b || (cf && !b->value("feasible", false)) || (cf == b->value("feasible", false) && obj.better(*c, *b))) {
+        b = c;
+      }
+    }
+    if (best.size() < 2) continue;
+    for (const auto& [v, c] : best) {
+      if (v == str(chosen, axis) || told.count(str(*c, "key"))) continue;
+      told.insert(str(*c, "key"));
+      std::string s =
+          fmt::format("Best with {} {}: {} ({}) takes {} ({}) for {} ({})", axis_label, v, str(*c, "design"),
+                      str(*c, "layout"), days(num(*c, "time_days")), percent_change(t, num(*c, "time_days")),
+                      money(num(*c, "cost_usd")), percent_change(cost, num(*c, "cost_usd")));
+      if (c->contains("breakdown")) {
+        const double step = num(*c, "step_s");
+        const double comm = num((*c)["breakdown"], "dp_exposed_s", 0) + num((*c)["breakdown"], "tp_s", 0);
+        s += fmt::format("; communication {:.0f}% of its step (MFU {:.0f}%)", 100 * comm / step, 100 * num(*c, "mfu"));
+      }
+      if (!c->value("feasible", false) && !str(*c, "why_not").empty()) s += "; excluded: " + str(*c, "why_not");
+      r.push_back(s + ".");
+    }
+  }
+  // Scale-up against scale-out: the same GPU model and count in fewer, bigger servers against
+  // more, smaller ones (the chosen GPU first, else any GPU the plan has both for).
+  const nlohmann::json* up = nullptr;
+  const nlohmann::json* out_ = nullptr;
+  for (int pass = 0; pass < 2 && !up; ++pass) {
+    for (const auto* a : all) {
+      if (!a->contains("time_days") || (pass == 0 && str(*a, "gpu") != str(chosen, "gpu"))) continue;
+      for (const auto* b : all) {
+        if (!b->contains("time_days") || str(*b, "gpu") != str(*a, "gpu") ||
+            b->value("gpus", 0L) != a->value("gpus", 0L) ||
+            b->value("gpus_per_node", 0L) >= a->value("gpus_per_node", 0L)) {
+          continue;
+        }
+        if (!up || a->value("gpus", 0L) == gpus || (obj.better(*a, *up) && up->value("gpus", 0L) != gpus)) {
+          up = a;
+          out_ = b;
+        }
+      }
+    }
+  }
+  if (up) {
+    const double tu = num(*up, "time_days"), cu = num(*up, "cost_usd");
+    r.push_back(fmt::format(
+        "Scale-up against scale-out, {} {} GPUs: {} servers of {} ({}) take {} for {}; {} servers "
+        "of {} ({}) take {} ({}) for {} ({}).",
+        up->value("gpus", 0L), str(*up, "gpu"), up->value("nodes", 0L), up->value("gpus_per_node", 0L),
+        str(*up, "intra_node"), days(tu), money(cu), out_->value("nodes", 0L), out_->value("gpus_per_node", 0L),
+        str(*out_, "intra_node"), days(num(*out_, "time_days")), percent_change(tu, num(*out_, "time_days")),
+        money(num(*out_, "cost_usd")), percent_change(cu, num(*out_, "cost_usd"))));
+  } else {
+    r.push_back(
+        "Scale-up against scale-out: the design space holds no two server sizes with the same GPU model and "
+        "count (add a node type with fewer GPUs per server to compare).");
+  }
+  // Scaling out the chosen design.
+  {
+    const nlohmann::json* twice = nullptr;
+    for (const auto* c : feasible) {
+      if (str(*c, "design_key") == str(chosen, "design_key") && c->value("gpus", 0L) == 2 * gpus) twice = c;
+    }
+    if (twice) {
+      r.push_back(
+          fmt::format("Scaling out to {} GPUs on the same design takes {} ({}) for {} ({}): {:.0f}% scaling "
+                      "efficiency.",
+                      2 * gpus, days(num(*twice, "time_days")), percent_change(t, num(*twice, "time_days")),
+                      money(num(*twice, "cost_usd")), percent_change(cost, num(*twice, "cost_usd")),
+                      100 * num(chosen, "time_days_ideal") / (2 * num(*twice, "time_days_ideal"))));
+    }
+  }
+  // The cost of inefficiency (the brief's case 5).
+  const double mfu = num(chosen, "mfu");
+  if (mfu > 0.12) {
+    const double stretch = mfu / (mfu - 0.10);
+    r.push_back(fmt::format(
+        "A 10-point efficiency loss (MFU {:.0f}% to {:.0f}%) on this cluster would add {} and {} "
+        "over the run of {} tokens.",
+        100 * mfu, 100 * mfu - 10, days(t * (stretch - 1)), money(cost * (stretch - 1)), tokens_text(w.tokens)));
+  }
+  return r;
+}
+
+std::vector<std::string> serving_reasons(const nlohmann::json& chosen,
+                                         const std::vector<const nlohmann::json*>& feasible, const Ranking& obj,
+                                         const ServingWorkload& w) {
+  std::vector<std::string> r;
+  const long replicas = chosen.value("replicas", 0L), avg = chosen.value("replicas_at_average", 0L);
+  if (w.peak_factor > 1) {
+    r.push_back(
+        fmt::format("At the average {:g} req/s {} replica(s) of TP{} suffice; the {:g}x peak ({:g} req/s) "
+                    "needs {}: scaling out {:.1f}x carries it, {} GPUs in all.",
+                    w.rate, avg, chosen.value("tp", 0L), w.peak_factor, w.rate * w.peak_factor, replicas,
+                    static_cast<double>(replicas) / static_cast<double>(std::max(1L, avg)), chosen.value("gpus", 0L)));
+  }
+  r.push_back(
+      fmt::format("One replica serves {:.3g} req/s within the goals; the fleet's p90 TTFT is {:.0f} ms and p90 "
+                  "TPOT {:.1f} ms at the peak.",
+                  num(chosen, "replica_rate"), num(chosen, "ttft_ms_p"), num(chosen, "tpot_ms_p")));
+  std::map<std::string, const nlohmann::json*> best;
+  for (const auto* c : feasible) {
+    auto& b = best[str(*c, "gpu") + " " + str(*c, "intra_node")];
+    if (!b || obj.better(*c, *b)) b = c;
+  }
+  for (const auto& [k, c] : best) {
+    if (str(*c, "key") == str(chosen, "key")) continue;
+    r.push_back(fmt::format("Best on {}: {} ({}) at ${:.3g} per million output tokens ({}), {} GPUs.", k,
+                            str(*c, "design"), str(*c, "layout"), num(*c, "usd_per_mtok"),
+                            percent_change(num(chosen, "usd_per_mtok"), num(*c, "usd_per_mtok")),
+                            c->value("gpus", 0L)));
+  }
+  return r;
+}
+
+[[noreturn]] void no_feasible(const PlanSpec& plan, const std::string& workload,
+                              const std::vector<const nlohmann::json*>& all, const Ranking& obj) {
+  std::map<std::string, long> by_limit;
+  const nlohmann::json* closest = nullptr;
+  long other = 0;
+  for (const auto* c : all) {
+    const auto v = c->find("limit_violations");
+    if (v == c->end() || v->empty()) {
+      ++other;
+      continue;
+    }
+    for (const auto& s : *v) by_limit[s.get<std::string>().substr(0, s.get<std::string>().find(':'))]++;
+    if (!closest || v->size() < (*closest)["limit_violations"].size() ||
+        (v->size() == (*closest)["limit_violations"].size() && obj.better(*c, *closest))) {
+      closest = c;
+    }
+  }
+  std::string problem = fmt::format("no candidate for workload '{}' is feasible", workload);
+  if (!by_limit.empty()) {
+    const auto worst = std::max_element(by_limit.begin(), by_limit.end(),
+                                        [](const auto& a, const auto& b) { return a.second < b.second; });
+    problem += fmt::format(": limits.{} excludes {} of {} candidates", worst->first, worst->second, all.size());
+    if (closest) {
+      problem += fmt::format("; the closest is {} ({}): {}", str(*closest, "design"), str(*closest, "layout"),
+                             str(*closest, "why_not"));
+    }
+    throw InputError(plan.limits.where.file.empty() ? SourceLocation{plan.file, 0, 0} : plan.limits.where, "limits",
+                     problem, "looser limits, or a design space with larger or faster clusters");
+  }
+  std::string why;
+  for (const auto* c : all) {
+    if (!str(*c, "why_not").empty()) {
+      why = str(*c, "design") + ": " + str(*c, "why_not");
+      break;
+    }
+  }
+  problem += fmt::format(" ({} candidates; e.g. {})", all.size(), why.empty() ? "none evaluated" : why);
+  throw InputError(plan.design.where.file.empty() ? SourceLocation{plan.file, 0, 0} : plan.design.where, "design",
+                   problem, "more GPUs or GPUs with more memory, more node counts, or a smaller model");
+}
+
+}  // namespace
+
+nlohmann::json analyse(const PlanSpec& plan, const std::vector<nlohmann::json>& candidates,
+                       const std::vector<std::string>& skipped, std::size_t designs, const std::string& model_version) {
+  nlohmann::json out;
+  out["plan"] = {{"name", plan.name},
+                 {"file", plan.file},
+                 {"hash", fnv1a_hex(plan.text)},
+                 {"objective", plan.objective == Objective::time ? "time" : "cost"},
+                 {"description", plan.description},
+                 {"notes", skipped}};
+  out["model_version"] = model_version;
+  long layouts = 0, pruned = 0, excluded = 0, infeasible = 0;
+  nlohmann::json list = nlohmann::json::array();
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    nlohmann::json c = candidates[i];
+    if (c.is_null()) continue;
+    c["id"] = fmt::format("c{}", i);
+    c["pareto"] = false;
+    c["chosen"] = false;
+    layouts += c.value("layouts_evaluated", 0L);
+    pruned += c.value("pruned_memory", 0L);
+    if (!c.value("feasible", false)) {
+      const auto v = c.find("limit_violations");
+      if (v != c.end() && !v->empty()) {
+        ++excluded;
+      } else {
+        ++infeasible;
+      }
+    }
+    list.push_back(std::move(c));
+  }
+  out["counts"] = {{"designs", designs},      {"candidates", list.size()},      {"layouts_evaluated", layouts},
+                   {"pruned_memory", pruned}, {"excluded_by_limits", excluded}, {"infeasible", infeasible}};
+  nlohmann::json workloads = nlohmann::json::array();
+  nlohmann::json scaling = nlohmann::json::array();
+  nlohmann::json top;
+  std::vector<std::string> all_reasons;
+  auto handle = [&](const std::string& name, bool serving, const std::string& summary, const auto& reasons_of) {
+    const Ranking obj{serving, plan.objective == Objective::time};
+    std::vector<const nlohmann::json*> all, feasible;
+    std::vector<std::size_t> feasible_index;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      if (str(list[i], "workload") != name) continue;
+      all.push_back(&list[i]);
+      if (list[i].value("feasible", false)) {
+        feasible.push_back(&list[i]);
+        feasible_index.push_back(i);
+      }
+    }
+    if (feasible.empty()) no_feasible(plan, name, all, obj);
+    std::size_t best = 0;
+    for (std::size_t k = 1; k < feasible.size(); ++k)
+      if (obj.better(*feasible[k], *feasible[best])) best = k;
+    const char* x = serving ? "usd_per_mtok" : "cost_usd";
+    const char* y = serving ? "ttft_ms_p" : "time_days";
+    for (std::size_t k : pareto(feasible, x, y)) list[feasible_index[k]]["pareto"] = true;
+    nlohmann::json& chosen = list[feasible_index[best]];
+    chosen["chosen"] = true;
+    const auto reasons = reasons_of(chosen, feasible, all, obj);
+    std::string headline;
+    if (serving) {
+      headline = fmt::format(
+          "{}: {} on {} serves the {:g} req/s peak at ${:.3g} per million output tokens ({} GPUs, "
+          "{} capital).",
+          name, str(chosen, "layout"), str(chosen, "design"),
+          num(chosen, "replica_rate") * chosen.value("replicas", 0L), num(chosen, "usd_per_mtok"),
+          chosen.value("gpus", 0L), money(num(chosen, "capex_usd")));
+    } else {
+      headline = fmt::format("{}: {} with {} trains in {} for {} ({} GPUs; {} capital, {:.0f} MWh).", name,
+                             str(chosen, "design"), str(chosen, "layout"), days(num(chosen, "time_days")),
+                             money(num(chosen, "cost_usd")), chosen.value("gpus", 0L), money(num(chosen, "capex_usd")),
+                             num(chosen, "energy_mwh"));
+    }
+    nlohmann::json wj{{"name", name},
+                      {"kind", serving ? "serving" : "training"},
+                      {"summary", summary},
+                      {"axes", serving ? nlohmann::json{{"x", "usd_per_mtok"},
+                                                        {"x_label", "USD per million output tokens"},
+                                                        {"y", "ttft_ms_p"},
+                                                        {"y_label", "p90 time to first token at the peak (ms)"}}
+                                       : nlohmann::json{{"x", "cost_usd"},
+                                                        {"x_label", "Cost to train (USD)"},
+                                                        {"y", "time_days"},
+                                                        {"y_label", "Time to train (days)"}}},
+                      {"recommendation", {{"candidate", chosen["id"]}, {"headline", headline}, {"reasons", reasons}}}};
+    workloads.push_back(wj);
+    if (top.is_null()) {
+      top = {{"candidate", chosen["id"]}, {"headline", headline}};
+    } else {
+      top["headline"] = top["headline"].get<std::string>() + " " + headline;
+    }
+    for (const auto& s : reasons) all_reasons.push_back(s);
+    if (!serving) {
+      // Scaling: per design, tokens per second per GPU against its smallest size.
+      std::map<std::string, std::vector<const nlohmann::json*>> series;
+      for (const auto* c : all)
+        if (c->contains("tokens_per_s")) series[str(*c, "design_key")].push_back(c);
+      for (auto& [key, points] : series) {
+        if (points.size() < 2) continue;
+        std::sort(points.begin(), points.end(),
+                  [](const auto* a, const auto* b) { return a->value("gpus", 0L) < b->value("gpus", 0L); });
+        const double base =
+            num(*points.front(), "tokens_per_s") / static_cast<double>(points.front()->value("gpus", 1L));
+        nlohmann::json pts = nlohmann::json::array();
+        for (const auto* p : points) {
+          pts.push_back({{"gpus", p->value("gpus", 0L)},
+                         {"efficiency", num(*p, "tokens_per_s") / static_cast<double>(p->value("gpus", 1L)) / base}});
+        }
+        std::string label = str(*points.front(), "design");
+        label = label.substr(label.find(" x ") == std::string::npos ? 0 : label.find(" x ") + 3);
+        scaling.push_back({{"series", name + ": " + label}, {"points", pts}});
+      }
+    }
+  };
+  for (const auto& w : plan.training) {
+    handle(w.name, false,
+           fmt::format("{}: {} tokens, global batch {} x {} tokens, {}", w.model_name, tokens_text(w.tokens),
+                       w.global_batch, w.model.seq, work::to_string(w.precision)),
+           [&](const nlohmann::json& c, const auto& f, const auto& a, const Ranking& o) {
+             return training_reasons(c, f, a, o, w);
+           });
+  }
+  for (const auto& w : plan.serving) {
+    handle(w.name, true,
+           fmt::format("{}: {:g} req/s (peak x{:g}), {} in / {} out tokens, TTFT {:.0f} ms / TPOT {:.0f} ms at p{:g}",
+                       w.model_name, w.rate, w.peak_factor, w.isl, w.osl, 1e3 * w.slo.ttft_s, 1e3 * w.slo.tpot_s,
+                       w.slo.percentile),
+           [&](const nlohmann::json& c, const auto& f, const auto&, const Ranking& o) {
+             return serving_reasons(c, f, o, w);
+           });
+  }
+  top["reasons"] = all_reasons;
+  out["recommendation"] = top;
+  out["workloads"] = workloads;
+  out["scaling"] = scaling;
+  // The chosen cluster of the first workload, for the drawing.
+  for (const auto& c : list) {
+    if (!c.value("chosen", false)) continue;
+    out["topology"] = {{"label", str(c, "design")},
+                       {"nodes", c.value("nodes", 1L)},
+                       {"gpus_per_node", c.value("gpus_per_node", 0L)},
+                       {"intra_node", str(c, "intra_node")},
+                       {"nics_per_node", c.value("nics_per_node", 0L)},
+                       {"network", str(c, "network")},
+                       {"fabric", str(c, "fabric")},
+                       {"tiers", c.value("tiers", 0L)},
+                       {"leaf_switches", c.value("leaf_switches", 0L)},
+                       {"spine_switches", c.value("spine_switches", 0L)},
+                       {"oversubscription", num(c, "oversubscription", 1)}};
+    break;
+  }
+  out["candidates"] = std::move(list);
+  return out;
+}
+
+std::string plan_text(const nlohmann::json& a, std::size_t rows) {
+  std::string out;
+  const auto& p = a["plan"];
+  out += fmt::format("# plan {} ({}), hash {}, {}\n", str(p, "name"), str(p, "file"), str(p, "hash"),
+                     str(a, "model_version"));
+  const auto& n = a["counts"];
+  out += fmt::format(
+      "# {} designs, {} candidates, {} layouts evaluated ({} pruned for memory), {} excluded by limits, "
+      "{} infeasible\n",
+      n.value("designs", 0L), n.value("candidates", 0L), n.value("layouts_evaluated", 0L), n.value("pruned_memory", 0L),
+      n.value("excluded_by_limits", 0L), n.value("infeasible", 0L));
+  for (const auto& note : p.value("notes", std::vector<std::string>{})) out += "#   skipped " + note + "\n";
+  for (const auto& w : a["workloads"]) {
+    const bool serving = str(w, "kind") == "serving";
+    out += fmt::format("\n== {} ({}) — {}\n", str(w, "name"), str(w, "kind"), str(w, "summary"));
+    const auto& rec = w["recommendation"];
+    out += "Recommendation: " + str(rec, "headline") + "\n";
+    for (const auto& r : rec["reasons"]) out += "  - " + r.get<std::string>() + "\n";
+    std::vector<const nlohmann::json*> ranked;
+    for (const auto& c : a["candidates"])
+      if (str(c, "workload") == str(w, "name") && c.value("feasible", false)) ranked.push_back(&c);
+    const Ranking obj{serving, str(p, "objective") == "time"};
+    std::sort(ranked.begin(), ranked.end(), [&](const auto* x, const auto* y) { return obj.better(*x, *y); });
+    out += fmt::format("\n{:>4}  {:<52} {:<30} {:>6} ", "rank", "design", "layout", "GPUs");
+    out += serving ? fmt::format("{:>10} {:>9} {:>11} {:>8}\n", "$/Mtok", "TTFT p90", "capital", "kW")
+                   : fmt::format("{:>9} {:>10} {:>11} {:>6} {:>8}  {}\n", "days", "cost", "capital", "MFU", "goodput",
+                                 "pareto");
+    for (std::size_t i = 0; i < std::min(rows, ranked.size()); ++i) {
+      const auto& c = *ranked[i];
+      std::string design = str(c, "design");
+      if (design.size() > 52) design = design.substr(0, 49) + "...";
+      out += fmt::format("{:>4}  {:<52} {:<30} {:>6} ", i + 1, design, str(c, "layout"), c.value("gpus", 0L));
+      if (serving) {
+        out += fmt::format("{:>10.3g} {:>9.0f} {:>11} {:>8.0f}\n", num(c, "usd_per_mtok"), num(c, "ttft_ms_p"),
+                           money(num(c, "capex_usd")), num(c, "power_kw"));
+      } else {
+        out += fmt::format("{:>9.1f} {:>10} {:>11} {:>5.1f}% {:>7.1f}%  {}\n", num(c, "time_days"),
+                           money(num(c, "cost_usd")), money(num(c, "capex_usd")), 100 * num(c, "mfu"),
+                           100 * num(c, "goodput"), c.value("pareto", false) ? "*" : "");
+      }
+    }
+    if (ranked.size() > rows)
+      out += fmt::format("  ... {} more feasible candidates (--format csv lists all)\n", ranked.size() - rows);
+  }
+  return out;
+}
+
+std::string plan_csv(const nlohmann::json& a) {
+  // Quotes a field when it holds a comma, a quote or a line break (RFC 4180).
+  auto field = [](const std::string& s) {
+    if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+    std::string q = "\"";
+    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+  };
+  const char* cols[] = {"id",       "workload",      "design",     "layout",   "gpus",      "nodes",
+                        "gpu",      "gpus_per_node", "intra_node", "network",  "fabric",    "oversubscription",
+                        "feasible", "why_not",       "pareto",     "chosen",   "time_days", "time_days_ideal",
+                        "goodput",  "step_s",        "mfu",        "cost_usd", "capex_usd", "energy_mwh",
+                        "power_kw", "usd_per_mtok",  "ttft_ms_p",  "replicas"};
+  std::string out;
+  for (std::size_t i = 0; i < std::size(cols); ++i) {
+    if (i) out += ',';
+    out += cols[i];
+  }
+  out += "\n";
+  for (const auto& c : a["candidates"]) {
+    for (std::size_t i = 0; i < std::size(cols); ++i) {
+      if (i) out += ",";
+      const auto it = c.find(cols[i]);
+      if (it == c.end() || it->is_null()) continue;
+      if (it->is_string()) {
+        out += field(it->get<std::string>());
+      } else if (it->is_boolean()) {
+        out += it->get<bool>() ? "true" : "false";
+      } else if (it->is_number_integer()) {
+        out += std::to_string(it->get<long>());
+      } else if (it->is_number()) {
+        out += fmt::format("{:.6g}", it->get<double>());
+      }
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace gf::plan

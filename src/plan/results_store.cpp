@@ -1,0 +1,164 @@
+#include "plan/results_store.hpp"
+
+#include <sqlite3.h>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace gf::plan {
+namespace {
+
+[[noreturn]] void fail(const std::string& path, const std::string& problem, const std::string& valid = {}) {
+  throw InputError({path, 0, 0}, "--db", problem, valid);
+}
+
+// A prepared statement that finalizes itself.
+class Statement {
+public:
+  Statement(sqlite3* db, const char* sql, const std::string& path) {
+    if (sqlite3_prepare_v2(db, sql, -1, &s_, nullptr) != SQLITE_OK) fail(path, sqlite3_errmsg(db));
+  }
+  ~Statement() { sqlite3_finalize(s_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+  sqlite3_stmt* get() const { return s_; }
+  void bind(int i, const std::string& v) const {
+    sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+  }
+
+private:
+  sqlite3_stmt* s_ = nullptr;
+};
+
+std::string column_text(sqlite3_stmt* s, int i) {
+  const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(s, i));
+  return p ? std::string(p, static_cast<std::size_t>(sqlite3_column_bytes(s, i))) : std::string();
+}
+
+}  // namespace
+
+ResultsStore::ResultsStore(const std::string& path) : path_(path) {
+  if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
+    const std::string why = db_ ? sqlite3_errmsg(db_) : "cannot open";
+    sqlite3_close(db_);
+    db_ = nullptr;
+    fail(path, why, "a writable path for the results database");
+  }
+  sqlite3_busy_timeout(db_, 10000);
+  // Another file than a database (a plan given by mistake, a text file) fails here, cleanly.
+  char* err = nullptr;
+  if (sqlite3_exec(db_, "PRAGMA journal_mode=WAL", nullptr, nullptr, &err) != SQLITE_OK) {
+    const std::string why = err ? err : "not a database";
+    sqlite3_free(err);
+    sqlite3_close(db_);
+    db_ = nullptr;
+    fail(path, "not a gpufabric results database (" + why + ")", "a file written by `gpufabric plan --db`");
+  }
+  // NORMAL in WAL mode: a committed transaction survives the process being killed (only a power
+  // loss may drop the last ones); the database is never left corrupt.
+  exec("PRAGMA synchronous=NORMAL");
+}
+
+ResultsStore::ResultsStore(const std::string& path, const std::string& plan_hash, const std::string& model_version,
+                           const std::string& plan_name, const std::string& plan_text)
+    : ResultsStore(path) {
+  exec("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
+  exec("CREATE TABLE IF NOT EXISTS results (key TEXT PRIMARY KEY, plan_hash TEXT NOT NULL, result TEXT NOT NULL)");
+  const std::string stored = meta("plan_hash");
+  if (stored.empty()) {
+    exec("BEGIN IMMEDIATE");
+    const Statement s(db_, "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)", path_);
+    for (const auto& [k, v] : {std::pair<std::string, std::string>{"plan_hash", plan_hash},
+                               {"model_version", model_version},
+                               {"plan_name", plan_name},
+                               {"plan_text", plan_text},
+                               {"format", "gpufabric-plan-results 1"}}) {
+      sqlite3_reset(s.get());
+      s.bind(1, k);
+      s.bind(2, v);
+      if (sqlite3_step(s.get()) != SQLITE_DONE) fail(path_, sqlite3_errmsg(db_));
+    }
+    exec("COMMIT");
+  } else if (stored != plan_hash) {
+    fail(path_,
+         fmt::format("written by another plan ('{}', hash {}; this plan's hash is {})", meta("plan_name"), stored,
+                     plan_hash),
+         "a new --db file for this plan, or the plan that wrote this one");
+  } else if (meta("model_version") != model_version) {
+    fail(path_,
+         fmt::format("written by model version {}; this is {} (its results would differ)", meta("model_version"),
+                     model_version),
+         "a new --db file, or the gpufabric that wrote it");
+  }
+  hash_ = plan_hash;
+  version_ = model_version;
+  text_ = plan_text;
+}
+
+std::unique_ptr<ResultsStore> ResultsStore::open_existing(const std::string& path) {
+  if (sqlite3* probe = nullptr; sqlite3_open_v2(path.c_str(), &probe, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    sqlite3_close(probe);
+    fail(path, "cannot be opened", "a file written by `gpufabric plan --db`");
+  } else {
+    sqlite3_close(probe);
+  }
+  std::unique_ptr<ResultsStore> s(new ResultsStore(path));
+  Statement check(s->db_, "SELECT count(*) FROM sqlite_master WHERE type='table' AND name IN ('meta','results')", path);
+  if (sqlite3_step(check.get()) != SQLITE_ROW || sqlite3_column_int(check.get(), 0) != 2) {
+    fail(path, "not a gpufabric results database (no results table)", "a file written by `gpufabric plan --db`");
+  }
+  s->hash_ = s->meta("plan_hash");
+  s->version_ = s->meta("model_version");
+  s->text_ = s->meta("plan_text");
+  if (s->hash_.empty()) fail(path, "holds no plan", "a file written by `gpufabric plan --db`");
+  return s;
+}
+
+ResultsStore::~ResultsStore() { sqlite3_close(db_); }
+
+void ResultsStore::exec(const char* sql) const {
+  char* err = nullptr;
+  if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+    const std::string why = err ? err : "error";
+    sqlite3_free(err);
+    fail(path_, why);
+  }
+}
+
+std::string ResultsStore::meta(const std::string& key) const {
+  const Statement s(db_, "SELECT value FROM meta WHERE key = ?1", path_);
+  s.bind(1, key);
+  return sqlite3_step(s.get()) == SQLITE_ROW ? column_text(s.get(), 0) : std::string();
+}
+
+bool ResultsStore::has(const std::string& key) const {
+  const Statement s(db_, "SELECT 1 FROM results WHERE key = ?1 AND plan_hash = ?2", path_);
+  s.bind(1, key);
+  s.bind(2, hash_);
+  return sqlite3_step(s.get()) == SQLITE_ROW;
+}
+
+std::map<std::string, std::string> ResultsStore::all() const {
+  std::map<std::string, std::string> out;
+  const Statement s(db_, "SELECT key, result FROM results WHERE plan_hash = ?1", path_);
+  s.bind(1, hash_);
+  while (sqlite3_step(s.get()) == SQLITE_ROW) out.emplace(column_text(s.get(), 0), column_text(s.get(), 1));
+  return out;
+}
+
+void ResultsStore::put(const std::string& key, const std::string& json) {
+  const Statement s(db_, "INSERT OR REPLACE INTO results (key, plan_hash, result) VALUES (?1, ?2, ?3)", path_);
+  s.bind(1, key);
+  s.bind(2, hash_);
+  s.bind(3, json);
+  if (sqlite3_step(s.get()) != SQLITE_DONE) fail(path_, sqlite3_errmsg(db_));
+}
+
+std::size_t ResultsStore::size() const {
+  const Statement s(db_, "SELECT count(*) FROM results WHERE plan_hash = ?1", path_);
+  s.bind(1, hash_);
+  return sqlite3_step(s.get()) == SQLITE_ROW ? static_cast<std::size_t>(sqlite3_column_int64(s.get(), 0)) : 0;
+}
+
+}  // namespace gf::plan

@@ -1,0 +1,47 @@
+#pragma once
+// The planner's results store: one SQLite database per plan (Debian's libsqlite3). It holds the
+// plan's hash and text, the model version that evaluated it, and every evaluated candidate as a
+// JSON record under its unit key. Each result is committed on its own (WAL journal), so a run
+// killed at any moment, `kill -9` included, loses no completed result and leaves the database
+// consistent; re-running resumes with what is missing.
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+struct sqlite3;
+
+namespace gf::plan {
+
+class ResultsStore {
+public:
+  // Opens or creates `path`. A database written for another plan, or by another model version,
+  // is an InputError naming the file (results are never mixed). `plan_text` is stored so that
+  // `--show` needs no plan file.
+  ResultsStore(const std::string& path, const std::string& plan_hash, const std::string& model_version,
+               const std::string& plan_name, const std::string& plan_text);
+  // Opens an existing database to read (for --show); InputError when it is not one of ours.
+  static std::unique_ptr<ResultsStore> open_existing(const std::string& path);
+  ~ResultsStore();
+  ResultsStore(const ResultsStore&) = delete;
+  ResultsStore& operator=(const ResultsStore&) = delete;
+
+  [[nodiscard]] bool has(const std::string& key) const;
+  // Every stored result by key.
+  [[nodiscard]] std::map<std::string, std::string> all() const;
+  void put(const std::string& key, const std::string& json);
+  [[nodiscard]] const std::string& plan_hash() const { return hash_; }
+  [[nodiscard]] const std::string& plan_text() const { return text_; }
+  [[nodiscard]] const std::string& model_version() const { return version_; }
+  [[nodiscard]] std::size_t size() const;
+
+private:
+  explicit ResultsStore(const std::string& path);
+  void exec(const char* sql) const;
+  [[nodiscard]] std::string meta(const std::string& key) const;
+  std::string path_;
+  sqlite3* db_ = nullptr;
+  std::string hash_, version_, text_;
+};
+
+}  // namespace gf::plan

@@ -1,0 +1,113 @@
+#include "plan/training_search.hpp"
+
+#include <fmt/format.h>
+
+#include <limits>
+
+#include "work/training_memory.hpp"
+
+namespace gf::plan {
+
+std::string layout_label(const work::TrainOptions& o) {
+  const auto& l = o.layout;
+  std::string s = fmt::format("TP{} PP{} DP{}", l.tp, l.pp, l.dp);
+  if (l.cp > 1) s += fmt::format(" CP{}", l.cp);
+  if (l.ep > 1) s += fmt::format(" EP{}", l.ep);
+  if (l.sequence_parallel) s += " SP";
+  s += fmt::format(" mb{} {}", o.memory.micro_batch, work::to_string(o.memory.recompute));
+  if (o.memory.distributed_optimizer) s += " distopt";
+  if (o.memory.sharding != work::Sharding::none) s += std::string(" ") + work::to_string(o.memory.sharding);
+  return s;
+}
+
+LayoutSearch search_layouts(work::TrainingContext& context, const TrainingWorkload& w, const SearchSpace& s,
+                            long gpus) {
+  LayoutSearch out;
+  const auto& m = w.model;
+  const auto& t = context.topology();
+  const double memory = t.gpu_spec().memory.value();
+  const long per_node = t.gpus_per_node();
+  std::vector<long> pps = s.pp;
+  if (pps.empty()) {
+    for (long p = 1; p <= std::min<long>(m.layers, 128); ++p)
+      if (m.layers % p == 0) pps.push_back(p);
+  }
+  std::vector<long> eps = s.ep;
+  if (m.moe && eps.size() == 1 && eps.front() == 1) {
+    for (long e = 1; e <= std::min<long>(m.moe->experts, 64); e *= 2)
+      if (m.moe->experts % e == 0 && e > 1) eps.push_back(e);
+  }
+  double best = std::numeric_limits<double>::infinity();
+  out.smallest_memory = std::numeric_limits<double>::infinity();
+  for (long tp : s.tp)
+    for (long pp : pps)
+      for (long cp : s.cp)
+        for (long ep : eps)
+          for (long mb : s.micro_batch)
+            for (auto recompute : s.recompute)
+              for (auto sharding : s.sharding) {
+                ++out.layouts;
+                const long model_parallel = tp * pp * cp;
+                const bool valid = gpus % model_parallel == 0 && m.heads % tp == 0 && m.layers % pp == 0 &&
+                                   (s.tp_across_nodes || tp <= per_node) && (cp == 1 || m.seq % (2 * cp) == 0);
+                if (!valid) {
+                  ++out.invalid;
+                  continue;
+                }
+                const long dp = gpus / model_parallel;
+                if (w.global_batch % (mb * dp) != 0 ||
+                    (ep > 1 && (!m.moe || dp % ep != 0 || m.moe->experts % ep != 0)) ||
+                    ((sharding == work::Sharding::zero3 || sharding == work::Sharding::fsdp_full) &&
+                     (tp > 1 || pp > 1))) {
+                  ++out.invalid;
+                  continue;
+                }
+                work::TrainOptions o;
+                o.layout.tp = tp;
+                o.layout.pp = pp;
+                o.layout.cp = cp;
+                o.layout.ep = ep;
+                o.layout.dp = dp;
+                o.layout.sequence_parallel = tp > 1;
+                o.memory.precision = w.precision;
+                o.memory.recompute = recompute;
+                o.memory.micro_batch = mb;
+                o.memory.gpus_per_node = per_node;
+                o.memory.micro_batches = w.global_batch / (mb * dp);
+                // Megatron's distributed optimizer is ZeRO-1 over DP; with TP or PP it is the
+                // form used (DeepSpeed's ZeRO stages are for data parallelism alone).
+                if (sharding == work::Sharding::zero1) {
+                  o.memory.distributed_optimizer = true;
+                } else {
+                  o.memory.sharding = sharding;
+                }
+                o.global_batch = w.global_batch;
+                o.gpus = gpus;
+                const auto mem = work::training_memory(m, o.layout, o.memory);
+                out.smallest_memory = std::min(out.smallest_memory, mem.total);
+                if (mem.total > memory) {
+                  ++out.pruned_memory;
+                  continue;
+                }
+                ++out.timed;
+                work::TrainResult r;
+                try {
+                  r = work::train_step(context, m, o);
+                } catch (const InputError&) {
+                  ++out.invalid;  // a rule of the step model the checks above do not repeat
+                  continue;
+                }
+                if (!r.fits) {
+                  ++out.pruned_memory;
+                  continue;
+                }
+                if (r.step_s < best) {
+                  best = r.step_s;
+                  out.best = o;
+                  out.result = std::move(r);
+                }
+              }
+  return out;
+}
+
+}  // namespace gf::plan
