@@ -230,6 +230,11 @@ SearchSpace parse_search(const Fields& f, SearchSpace s) {
   if (f.has("pp")) s.pp = read_list<long>(f, "pp", pos(1024));
   if (f.has("cp")) s.cp = read_list<long>(f, "cp", pos(1024));
   if (f.has("ep")) s.ep = read_list<long>(f, "ep", pos(1024));
+  if (f.has("vpp")) s.vpp = read_list<long>(f, "vpp", pos(64));
+  if (f.has("tp_comm_overlap")) {
+    s.tp_comm_overlap = read_list<bool>(
+        f, "tp_comm_overlap", [&](const YAML::Node& i, const std::string& field) { return boolean(i, file, field); });
+  }
   if (f.has("micro_batch")) s.micro_batch = read_list<long>(f, "micro_batch", pos(4096));
   if (f.has("recompute")) {
     s.recompute = read_list<work::Recompute>(f, "recompute", [&](const YAML::Node& i, const std::string& field) {
@@ -256,8 +261,9 @@ SearchSpace parse_search(const Fields& f, SearchSpace s) {
 PlanSpec parse_plan(const std::string& text, const std::string& file) {
   const YAML::Node root = parse_yaml(text, file);
   if (!root.IsMap()) throw InputError({file, 1, 1}, "plan", "not a mapping", "a plan file (docs/plan-format.md)");
-  const Fields f(root, file, "",
-                 {"name", "description", "objective", "workloads", "limits", "design", "search", "prices", "cloud"});
+  const Fields f(
+      root, file, "",
+      {"name", "description", "objective", "workloads", "limits", "design", "search", "prices", "cloud", "checkpoint"});
   PlanSpec p;
   p.file = file;
   p.text = text;
@@ -323,9 +329,15 @@ PlanSpec parse_plan(const std::string& text, const std::string& file) {
     }
   }
   if (f.has("search")) {
-    const Fields s(f.node("search"), file, "search",
-                   {"tp", "pp", "cp", "ep", "micro_batch", "recompute", "sharding", "tp_across_nodes"});
+    const Fields s(
+        f.node("search"), file, "search",
+        {"tp", "pp", "cp", "ep", "vpp", "tp_comm_overlap", "micro_batch", "recompute", "sharding", "tp_across_nodes"});
     p.search = parse_search(s, p.search);
+  }
+  if (f.has("checkpoint")) {
+    const Fields c(f.node("checkpoint"), file, "checkpoint", {"per_node_GBps", "total_GBps"});
+    if (c.has("per_node_GBps")) p.checkpoint.per_node_Bps = c.physical("per_node_GBps", 1e9, physical::bandwidth);
+    if (c.has("total_GBps")) p.checkpoint.total_Bps = c.physical("total_GBps", 1e9, physical::bandwidth);
   }
   if (f.has("prices")) p.costs.price_overrides = f.node("prices");
   p.costs.file = file;

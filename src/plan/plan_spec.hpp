@@ -80,10 +80,20 @@ struct SearchSpace {
   std::vector<long> pp;  // empty: every divisor of the layers up to 64
   std::vector<long> cp{1};
   std::vector<long> ep{1};  // MoE models: empty in the file means every divisor of the experts up to 64
+  std::vector<long> vpp;    // virtual stages (interleaved 1F1B); empty: every divisor of the layers per stage up to 8
+  std::vector<bool> tp_comm_overlap{false, true};  // Megatron's --tp-comm-overlap (TP > 1 with SP)
   std::vector<long> micro_batch{1, 2, 4};
   std::vector<work::Recompute> recompute{work::Recompute::none, work::Recompute::selective, work::Recompute::full};
   std::vector<work::Sharding> sharding{work::Sharding::none, work::Sharding::zero1};  // zero1: distributed optimizer
   bool tp_across_nodes = false;
+};
+
+// Where checkpoints go: a shared file system, written by every node at once. Each node writes at
+// most `per_node` (0: the catalog's parallel file system client rate, `lustre`), and the file
+// system takes at most `total` in all.
+struct CheckpointSettings {
+  double per_node_Bps = 0;
+  double total_Bps = 0;  // 0: kSharedStorageBps (plan/evaluate.cpp)
 };
 
 struct CostSettings {
@@ -104,6 +114,7 @@ struct PlanSpec {
   DesignSpace design;
   SearchSpace search;
   CostSettings costs;
+  CheckpointSettings checkpoint;
 };
 
 PlanSpec parse_plan(const std::string& text, const std::string& file);

@@ -13,7 +13,9 @@ std::string layout_label(const work::TrainOptions& o) {
   std::string s = fmt::format("TP{} PP{} DP{}", l.tp, l.pp, l.dp);
   if (l.cp > 1) s += fmt::format(" CP{}", l.cp);
   if (l.ep > 1) s += fmt::format(" EP{}", l.ep);
+  if (l.vpp > 1) s += fmt::format(" VPP{}", l.vpp);
   if (l.sequence_parallel) s += " SP";
+  if (l.tp_comm_overlap) s += " overlap";
   s += fmt::format(" mb{} {}", o.memory.micro_batch, work::to_string(o.memory.recompute));
   if (o.memory.distributed_optimizer) s += " distopt";
   if (o.memory.sharding != work::Sharding::none) s += std::string(" ") + work::to_string(o.memory.sharding);
@@ -29,13 +31,20 @@ LayoutSearch search_layouts(work::TrainingContext& context, const TrainingWorklo
   const long per_node = t.gpus_per_node();
   std::vector<long> pps = s.pp;
   if (pps.empty()) {
+    // Every divisor of the layers, and the powers of two (Megatron-LM places the remainder of
+    // an uneven split on the first and last stages; the busiest stage, with the most layers,
+    // paces the pipeline).
     for (long p = 1; p <= std::min<long>(m.layers, 128); ++p)
-      if (m.layers % p == 0) pps.push_back(p);
+      if (m.layers % p == 0 || (p & (p - 1)) == 0) pps.push_back(p);
   }
   std::vector<long> eps = s.ep;
   if (m.moe && eps.size() == 1 && eps.front() == 1) {
     for (long e = 1; e <= std::min<long>(m.moe->experts, 64); e *= 2)
       if (m.moe->experts % e == 0 && e > 1) eps.push_back(e);
+  }
+  std::vector<long> vpps = s.vpp;
+  if (vpps.empty()) {
+    for (long v = 1; v <= 8; ++v) vpps.push_back(v);  // filtered per PP below
   }
   double best = std::numeric_limits<double>::infinity();
   out.smallest_memory = std::numeric_limits<double>::infinity();
@@ -43,70 +52,87 @@ LayoutSearch search_layouts(work::TrainingContext& context, const TrainingWorklo
     for (long pp : pps)
       for (long cp : s.cp)
         for (long ep : eps)
-          for (long mb : s.micro_batch)
-            for (auto recompute : s.recompute)
-              for (auto sharding : s.sharding) {
-                ++out.layouts;
-                const long model_parallel = tp * pp * cp;
-                const bool valid = gpus % model_parallel == 0 && m.heads % tp == 0 && m.layers % pp == 0 &&
-                                   (s.tp_across_nodes || tp <= per_node) && (cp == 1 || m.seq % (2 * cp) == 0);
-                if (!valid) {
-                  ++out.invalid;
-                  continue;
-                }
-                const long dp = gpus / model_parallel;
-                if (w.global_batch % (mb * dp) != 0 ||
-                    (ep > 1 && (!m.moe || dp % ep != 0 || m.moe->experts % ep != 0)) ||
-                    ((sharding == work::Sharding::zero3 || sharding == work::Sharding::fsdp_full) &&
-                     (tp > 1 || pp > 1))) {
-                  ++out.invalid;
-                  continue;
-                }
-                work::TrainOptions o;
-                o.layout.tp = tp;
-                o.layout.pp = pp;
-                o.layout.cp = cp;
-                o.layout.ep = ep;
-                o.layout.dp = dp;
-                o.layout.sequence_parallel = tp > 1;
-                o.memory.precision = w.precision;
-                o.memory.recompute = recompute;
-                o.memory.micro_batch = mb;
-                o.memory.gpus_per_node = per_node;
-                o.memory.micro_batches = w.global_batch / (mb * dp);
-                // Megatron's distributed optimizer is ZeRO-1 over DP; with TP or PP it is the
-                // form used (DeepSpeed's ZeRO stages are for data parallelism alone).
-                if (sharding == work::Sharding::zero1) {
-                  o.memory.distributed_optimizer = true;
-                } else {
-                  o.memory.sharding = sharding;
-                }
-                o.global_batch = w.global_batch;
-                o.gpus = gpus;
-                const auto mem = work::training_memory(m, o.layout, o.memory);
-                out.smallest_memory = std::min(out.smallest_memory, mem.total);
-                if (mem.total > memory) {
-                  ++out.pruned_memory;
-                  continue;
-                }
-                ++out.timed;
-                work::TrainResult r;
-                try {
-                  r = work::train_step(context, m, o);
-                } catch (const InputError&) {
-                  ++out.invalid;  // a rule of the step model the checks above do not repeat
-                  continue;
-                }
-                if (!r.fits) {
-                  ++out.pruned_memory;
-                  continue;
-                }
-                if (r.step_s < best) {
-                  best = r.step_s;
-                  out.best = o;
-                  out.result = std::move(r);
-                }
-              }
+          for (long vpp : vpps)
+            for (bool overlap : s.tp_comm_overlap)
+              for (long mb : s.micro_batch)
+                for (auto recompute : s.recompute)
+                  for (auto sharding : s.sharding) {
+                    // Megatron's interleaved schedule: at least one layer per virtual stage (uneven
+                    // splits go to the first and last stages, as Megatron-Core's
+                    // --decoder-first/last-pipeline-num-layers allow), and the micro-batches a
+                    // multiple of the stages; overlap needs TP with sequence parallelism.
+                    if ((vpp > 1 && (pp == 1 || m.layers < pp * vpp)) || (overlap && tp == 1)) {
+                      ++out.invalid;
+                      continue;
+                    }
+                    const long model_parallel = tp * pp * cp;
+                    const bool valid = gpus % model_parallel == 0 && m.heads % tp == 0 &&
+                                       (s.tp_across_nodes || tp <= per_node) && (cp == 1 || m.seq % (2 * cp) == 0);
+                    if (!valid) {
+                      ++out.invalid;
+                      continue;
+                    }
+                    const long dp = gpus / model_parallel;
+                    if (w.global_batch % (mb * dp) != 0 ||
+                        (ep > 1 && (!m.moe || dp % ep != 0 || m.moe->experts % ep != 0)) ||
+                        ((sharding == work::Sharding::zero3 || sharding == work::Sharding::fsdp_full) &&
+                         (tp > 1 || pp > 1))) {
+                      ++out.invalid;
+                      continue;
+                    }
+                    work::TrainOptions o;
+                    o.layout.tp = tp;
+                    o.layout.pp = pp;
+                    o.layout.cp = cp;
+                    o.layout.ep = ep;
+                    o.layout.dp = dp;
+                    o.layout.sequence_parallel = tp > 1;
+                    o.layout.vpp = vpp;
+                    o.layout.tp_comm_overlap = overlap;
+                    if (vpp > 1 && (w.global_batch / (mb * dp)) % pp != 0) {
+                      ++out.invalid;
+                      continue;
+                    }
+                    o.memory.precision = w.precision;
+                    o.memory.recompute = recompute;
+                    o.memory.micro_batch = mb;
+                    o.memory.gpus_per_node = per_node;
+                    o.memory.micro_batches = w.global_batch / (mb * dp);
+                    // Megatron's distributed optimizer is ZeRO-1 over DP; with TP or PP it is the
+                    // form used (DeepSpeed's ZeRO stages are for data parallelism alone).
+                    if (sharding == work::Sharding::zero1) {
+                      o.memory.distributed_optimizer = true;
+                    } else {
+                      o.memory.sharding = sharding;
+                    }
+                    o.global_batch = w.global_batch;
+                    o.gpus = gpus;
+                    ++out.layouts;  // a layout Megatron-LM would accept: it is evaluated (memory, then time)
+                    const auto mem = work::training_memory(m, o.layout, o.memory);
+                    out.smallest_memory = std::min(out.smallest_memory, mem.total);
+                    if (mem.total > memory) {
+                      ++out.pruned_memory;
+                      continue;
+                    }
+                    ++out.timed;
+                    work::TrainResult r;
+                    try {
+                      r = work::train_step(context, m, o);
+                    } catch (const InputError&) {
+                      --out.layouts;  // a rule of the step model the checks above do not repeat
+                      ++out.invalid;
+                      continue;
+                    }
+                    if (!r.fits) {
+                      ++out.pruned_memory;
+                      continue;
+                    }
+                    if (r.step_s < best) {
+                      best = r.step_s;
+                      out.best = o;
+                      out.result = std::move(r);
+                    }
+                  }
   return out;
 }
 

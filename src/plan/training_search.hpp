@@ -14,8 +14,8 @@
 namespace gf::plan {
 
 struct LayoutSearch {
-  long layouts = 0;        // every combination looked at
-  long invalid = 0;        // not dividing the model, the GPUs or the batch
+  long layouts = 0;        // valid layouts evaluated: pruned for memory, or timed
+  long invalid = 0;        // combinations rejected: not dividing the model, the GPUs or the batch
   long pruned_memory = 0;  // valid but over the GPU's memory
   long timed = 0;          // run through the step model
   std::optional<work::TrainOptions> best;

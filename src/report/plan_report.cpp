@@ -783,13 +783,14 @@ Row row_layout(long n, double left, double right, double max_slot) {
 
 void draw_switch_row(std::string& out, const Row& r, double y, std::string_view cls, std::string_view prefix) {
   auto o = std::back_inserter(out);
+  const char letter = prefix == "spine" ? 'S' : 'L';
   const double w = r.slot - 12;
   for (long i = 0; i < r.drawn; ++i) {
     fmt::format_to(o, R"(<rect class="{}" x="{}" y="{}" width="{}" height="26" rx="4"><title>{} {}</title></rect>)",
                    cls, px(r.centre(i) - w / 2), px(y), px(w), prefix, i + 1);
     if (w >= 26) {
       fmt::format_to(o, R"(<text class="sw-text" x="{}" y="{}" text-anchor="middle">{}{}</text>)", px(r.centre(i)),
-                     px(y + 17), prefix.substr(0, 1), i + 1);
+                     px(y + 17), letter, i + 1);
     }
   }
   if (r.more > 0) {
@@ -865,13 +866,30 @@ std::string topology_svg(const TopoShape& s) {
   std::string boxes;
   for (long i = 0; i < nodes.drawn; ++i) {
     const std::vector<double> nic_x = draw_node(boxes, s, nodes.centre(i), node_y, node_w, node_h, i);
-    for (std::size_t k = 0; has_leaf && k < nic_x.size(); ++k) {
-      // Fat-trees wire a node's NICs to its leaf; rail-optimised fabrics wire NIC k to rail k.
-      const long leaf = rail ? static_cast<long>(k) % s.leaves : i * s.leaves / std::max(1L, s.nodes);
-      if (leaf >= leaves.drawn) continue;
-      fmt::format_to(o, R"(<line class="link" x1="{}" y1="{}" x2="{}" y2="{}"/>)", px(nic_x[k]), px(node_y - 2),
-                     px(leaves.centre(leaf)), px(leaf_y + 26));
+    if (!has_leaf) continue;
+    if (rail) {  // NIC k goes to rail k's leaf
+      for (std::size_t k = 0; k < nic_x.size(); ++k) {
+        const long leaf = static_cast<long>(k) % s.leaves;
+        if (leaf >= leaves.drawn) continue;
+        fmt::format_to(o, R"(<line class="link" x1="{}" y1="{}" x2="{}" y2="{}"/>)", px(nic_x[k]), px(node_y - 2),
+                       px(leaves.centre(leaf)), px(leaf_y + 26));
+      }
+      continue;
     }
+    // A fat-tree wires all of a node's NICs to one leaf: one line, wider for more links.
+    const long leaf = i * s.leaves / std::max(1L, s.nodes);
+    if (leaf >= leaves.drawn) continue;
+    fmt::format_to(o, R"(<line class="link" stroke-width="{}" x1="{}" y1="{}" x2="{}" y2="{}"><title>{} link{}</title></line>)",
+                   px(1 + 0.5 * std::log2(static_cast<double>(std::max(1L, s.nics)))), px(nodes.centre(i)),
+                   px(node_y - 2), px(leaves.centre(leaf)), px(leaf_y + 26), std::max(1L, s.nics),
+                   s.nics == 1 ? "" : "s");
+  }
+  // Leaves whose nodes are all among the "… N more" point at that label.
+  for (long j = 0; has_leaf && !rail && nodes.more > 0 && j < leaves.drawn; ++j) {
+    const long first_node = (j * s.nodes + s.leaves - 1) / s.leaves;
+    if (first_node < nodes.drawn) continue;
+    fmt::format_to(o, R"(<line class="link more-link" x1="{}" y1="{}" x2="{}" y2="{}"/>)", px(leaves.centre(j)),
+                   px(leaf_y + 26), px(nodes.centre(nodes.drawn)), px(node_y + node_h / 2 - 10));
   }
   out += boxes;
   if (nodes.more > 0) {
@@ -916,6 +934,7 @@ constexpr std::array<Column, 17> kColumns = {{{"id", "ID", Col::text},
                                               {"workload", "Workload", Col::text},
                                               {"design", "Design", Col::wrap},
                                               {"layout", "Layout", Col::wrap},
+                                              {"why_not", "Status", Col::status},
                                               {"gpus", "GPUs", Col::integer},
                                               {"nodes", "Nodes", Col::integer},
                                               {"time_days", "Time (days)", Col::number},
@@ -927,8 +946,7 @@ constexpr std::array<Column, 17> kColumns = {{{"id", "ID", Col::text},
                                               {"capex_usd", "Capex", Col::dollars},
                                               {"energy_mwh", "Energy (MWh)", Col::number},
                                               {"power_kw", "Power (kW)", Col::number},
-                                              {"usd_per_mtok", "USD / M tokens", Col::dollars},
-                                              {"why_not", "Status", Col::status}}};
+                                              {"usd_per_mtok", "USD / M tokens", Col::dollars}}};
 
 std::string status(const json& c, const Plan& plan) {
   if (!feasible(c)) {
@@ -1057,7 +1075,7 @@ constexpr std::string_view kStyle = R"CSS(
 :root{--fg:#1f2933;--muted:#616e7c;--line:#e4e7eb;--bg:#f4f6f9;--card:#fff;--accent:#1f6feb;--chosen:#d93025}
 *{box-sizing:border-box}
 body{margin:0;background:var(--bg);color:var(--fg);font:14px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,"Noto Sans","DejaVu Sans",sans-serif}
-main{max-width:1280px;margin:0 auto;padding:28px 32px 48px}
+main{max-width:1320px;margin:0 auto;padding:28px 32px 48px}
 header.top{padding:4px 2px 8px}
 .eyebrow{text-transform:uppercase;letter-spacing:.08em;font-size:11.5px;color:var(--muted);font-weight:600}
 h1{font-size:26px;margin:2px 0 8px;line-height:1.25}
@@ -1088,8 +1106,7 @@ ul.reasons li{margin:3px 0}
 .legend .sw{display:inline-block;width:12px;height:12px;border-radius:3px;vertical-align:-2px;margin-right:6px}
 .legend .sw.dot{border-radius:50%}
 .legend .sw.ring{border-radius:50%;background:none!important;border:2.5px solid var(--chosen)}
-svg.chart{display:block;width:100%;height:auto;max-width:960px}
-svg.topo{max-width:1200px}
+svg.chart{display:block;width:100%;height:auto}
 svg text{fill:#3e4c59;font-family:inherit}
 svg .tick{font-size:12px;font-variant-numeric:tabular-nums}
 svg .axis-label{font-size:13px;fill:#1f2933;font-weight:600}
@@ -1112,8 +1129,9 @@ svg .intra{fill:#c4b5fd}
 svg .nic{fill:#f59e0b}
 svg .leaf{fill:#e7eef9;stroke:#7b8794}
 svg .spine{fill:#dfe7d3;stroke:#7b8794}
-svg .link{stroke:#94a3b8;stroke-width:.8;stroke-opacity:.55}
+svg .link{stroke:#94a3b8;stroke-width:.8;stroke-opacity:.7}
 svg .link.up{stroke:#7b8794;stroke-opacity:.35}
+svg .link.more-link{stroke-dasharray:3 3;stroke-opacity:.45}
 svg .sw-text{font-size:10.5px;fill:#3e4c59}
 svg .node-text{font-size:10.5px;fill:#616e7c}
 svg .more{font-size:12.5px;fill:#616e7c;font-style:italic}
@@ -1122,7 +1140,7 @@ svg .row-detail{font-size:11.5px;fill:#616e7c}
 .table-wrap{max-height:720px;overflow:auto;border:1px solid var(--line);border-radius:8px}
 table{border-collapse:separate;border-spacing:0;width:100%;font-size:12.5px}
 th,td{padding:5px 9px;border-bottom:1px solid var(--line);text-align:left;white-space:nowrap;vertical-align:top}
-td.wrap{white-space:normal;min-width:200px;max-width:340px}
+td.wrap{white-space:normal;min-width:170px;max-width:300px}
 th{position:sticky;top:0;background:#eef2f6;cursor:pointer;user-select:none;font-weight:650;z-index:1}
 th:hover{background:#e2e8f0}
 th.num,td.num{text-align:right;font-variant-numeric:tabular-nums}

@@ -267,12 +267,24 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
       params_here += vocab_params;
     }
     // Activations sent between stages per micro-batch (scattered over TP with sequence
-    // parallelism), forward and backward, over the link between this stage's GPU and the next.
+    // parallelism), forward and backward. Every boundary passes every micro-batch, so the
+    // slowest one paces the pipeline: a boundary between servers when there is one (stages
+    // packed into one server when TP x CP x DP is smaller than it are joined by NVLink or
+    // PCIe, the next pair may cross the network), else the first.
     if (l.pp > 1) {
       const auto stages = group_of(l, o.order, Axis::pp, 0);
       const double bytes =
           tokens * h * (o.memory.precision == Precision::fp32 ? 4 : 2) / (l.sequence_parallel ? l.tp : 1);
-      pp_p2p_s = cache.collective({stages[0], stages[1]}, comm::Op::sendrecv, bytes, dtype).time.value();
+      const long per_node = t.gpus_per_node();
+      std::size_t boundary = 0;
+      for (std::size_t s = 0; s + 1 < stages.size(); ++s) {
+        if (stages[s] / per_node != stages[s + 1] / per_node) {
+          boundary = s;
+          break;
+        }
+      }
+      pp_p2p_s =
+          cache.collective({stages[boundary], stages[boundary + 1]}, comm::Op::sendrecv, bytes, dtype).time.value();
     }
   } else {
     // A generic model: its forward FLOPs per sample at the GEMM ceiling, backward twice that;
