@@ -140,8 +140,7 @@ std::string PlanOptions::run() const {
     designs = keys.size();
   } else {
     spec = load(plan);
-    plan::PriceCatalog prices = plan::builtin_prices();
-    plan::apply_price_overrides(prices, spec.costs.price_overrides, spec.file);
+    const plan::PriceCatalog prices = plan::builtin_prices();
     plan::PlannerOptions po;
     po.threads = static_cast<int>(n_threads);
     po.db = db;

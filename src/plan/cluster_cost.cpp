@@ -38,7 +38,8 @@ ClusterCost cluster_cost(const topo::Topology& t, long gpus_used, double storage
     nics_per_node += p.count;
     nic_model = p.model;
   }
-  if (fabric != nullptr && nics_per_node > 0) {
+  // A lone server needs no network: its NICs and the fabric are not bought.
+  if (fabric != nullptr && nics_per_node > 0 && c.nodes > 1) {
     c.nics = nics_per_node * c.nodes;
     const auto& nic = prices.nic(nic_model);
     c.nics_usd = nic.usd * static_cast<double>(c.nics);

@@ -40,9 +40,11 @@ bool mpi_available() {
 #endif
 }
 
-PlanRun run_plan(const PlanSpec& plan, const hw::Catalog& catalog, const PriceCatalog& prices,
+PlanRun run_plan(const PlanSpec& plan, const hw::Catalog& catalog, const PriceCatalog& catalog_prices,
                  const PlannerOptions& options) {
   PlanRun run;
+  PriceCatalog prices = catalog_prices;
+  apply_price_overrides(prices, plan.costs.price_overrides, plan.file);
   run.designs = enumerate_designs(plan, catalog);
   const std::vector<Unit> units = enumerate_units(plan, run.designs);
   run.units = units.size();

@@ -38,6 +38,7 @@ struct PlanRun {
 // presets, prices, efficiencies, models). Results from another version are not mixed with these.
 std::string model_version();
 
+// `prices`: the catalog's; the plan's own `prices:` are applied over them here.
 PlanRun run_plan(const PlanSpec& plan, const hw::Catalog& catalog, const PriceCatalog& prices,
                  const PlannerOptions& options);
 

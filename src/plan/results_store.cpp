@@ -162,3 +162,12 @@ std::size_t ResultsStore::size() const {
 }
 
 }  // namespace gf::plan
+
+namespace gf::plan {
+
+std::string ResultsStore::integrity() const {
+  const Statement s(db_, "PRAGMA integrity_check", path_);
+  return sqlite3_step(s.get()) == SQLITE_ROW ? column_text(s.get(), 0) : std::string("no answer");
+}
+
+}  // namespace gf::plan

@@ -34,6 +34,8 @@ public:
   [[nodiscard]] const std::string& plan_text() const { return text_; }
   [[nodiscard]] const std::string& model_version() const { return version_; }
   [[nodiscard]] std::size_t size() const;
+  // SQLite's own check of the file ("ok" when the database is consistent).
+  [[nodiscard]] std::string integrity() const;
 
 private:
   explicit ResultsStore(const std::string& path);

@@ -134,18 +134,12 @@ std::string px(double v) { return fmt::format("{:.1f}", v); }
 
 // At most `max_chars` code points, ending in an ellipsis when cut; never splits a UTF-8 sequence.
 std::string clip(const std::string& s, std::size_t max_chars) {
-  std::size_t chars = 0;
+  std::vector<std::size_t> starts;  // byte offset of each code point
   for (std::size_t i = 0; i < s.size(); ++i) {
-    if ((static_cast<unsigned char>(s[i]) & 0xC0) == 0x80) continue;
-    if (chars == max_chars - 1) {
-      std::size_t rest = 0;
-      for (std::size_t k = i; k < s.size(); ++k) rest += (static_cast<unsigned char>(s[k]) & 0xC0) != 0x80;
-      if (rest > 1) return s.substr(0, i) + "\u2026";
-      return s;
-    }
-    ++chars;
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) starts.push_back(i);
   }
-  return s;
+  if (max_chars == 0 || starts.size() <= max_chars) return s;
+  return s.substr(0, starts[max_chars - 1]) + "\u2026";
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -380,11 +374,15 @@ void draw_axes(std::string& out, const Axis& x, const Axis& y, const std::string
   }
   fmt::format_to(o, R"(<rect class="frame" x="{}" y="{}" width="{}" height="{}"/>)", px(x.p0), px(y.p1),
                  px(x.p1 - x.p0), px(y.p0 - y.p1));
-  fmt::format_to(o, R"(<text class="axis-label" x="{}" y="{}" text-anchor="middle">{}</text>)",
-                 px((x.p0 + x.p1) / 2), px(height - 10), esc(x_title));
+  // Titles are clipped to the length of their axis; the full text is the tooltip.
+  fmt::format_to(o, R"(<text class="axis-label" x="{}" y="{}" text-anchor="middle"><title>{}</title>{}</text>)",
+                 px((x.p0 + x.p1) / 2), px(height - 10), esc(x_title),
+                 esc(clip(x_title, static_cast<std::size_t>((x.p1 - x.p0) / 8.5))));
   const double cy = (y.p0 + y.p1) / 2;
-  fmt::format_to(o, R"svg(<text class="axis-label" x="16" y="{}" text-anchor="middle" transform="rotate(-90 16 {})">{}</text>)svg",
-                 px(cy), px(cy), esc(y_title));
+  fmt::format_to(o,
+                 R"svg(<text class="axis-label" x="16" y="{}" text-anchor="middle" transform="rotate(-90 16 {})">)svg"
+                 R"(<title>{}</title>{}</text>)",
+                 px(cy), px(cy), esc(y_title), esc(clip(y_title, static_cast<std::size_t>((y.p0 - y.p1) / 8.5))));
 }
 
 std::string log_note(const Axis& x, const Axis& y) {
