@@ -20,10 +20,14 @@ $(BUILD)/build.ninja: | deps
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
-# The main job: the topology of a 32-node DGX H100 fat-tree, its all_reduce as nccl-tests prints it,
-# the input pipeline of a DGX A100 training ResNet-50, a training step of Llama 3.1 8B, and Llama 3.1
-# 70B served on a DGX H100 with 64 clients.
+# The main job: the planner on its built-in example (pre-train Llama 3.1 70B on 2T tokens within
+# 60 days for the least money, over six node types at 256-1,024 GPUs): the recommendation with its
+# reasons and the ranked candidates, and the HTML report. Then a tour of the layers beneath: the
+# topology of a 32-node DGX H100 fat-tree, its all_reduce as nccl-tests prints it, the input
+# pipeline of a DGX A100 training ResNet-50, a training step of Llama 3.1 8B, and Llama 3.1 70B
+# served on a DGX H100 with 64 clients.
 run: build
+	./$(BUILD)/gpufabric plan --report $(BUILD)/plan-report.html
 	./$(BUILD)/gpufabric topo --preset dgx-h100 --nodes 32 --fabric fat-tree
 	./$(BUILD)/gpufabric collective all_reduce --preset dgx-h100 --nodes 32 --fabric fat-tree -b 8 -e 8G -f 4
 	./$(BUILD)/gpufabric pipeline --preset dgx-a100 --input resnet50-imagenet
