@@ -1,6 +1,7 @@
 // The HTML page for `gpufabric plan`: every chart is drawn, nothing loads from the network, every
 // string from the result is escaped, the output is deterministic, and a sparse or malformed
 // result still renders. Chromium checks of the same page: scripts/check-report-in-chromium.sh.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -47,10 +48,17 @@ std::string svg_labelled(const std::string& html, const std::string& label) {
 
 // A candidate that plants markup in every string the page shows.
 json hostile_candidate(const std::string& payload) {
-  return {{"id", "evil" + payload},        {"workload", "pretrain-70b"}, {"design", payload},
-          {"layout", payload},             {"feasible", false},          {"why_not", payload},
-          {"gpus", 8},                     {"nodes", 1},                 {"preset", payload},
-          {"network", payload},            {"intra_node", payload}};
+  return {{"id", "evil" + payload},
+          {"workload", "pretrain-70b"},
+          {"design", payload},
+          {"layout", payload},
+          {"feasible", false},
+          {"why_not", payload},
+          {"gpus", 8},
+          {"nodes", 1},
+          {"preset", payload},
+          {"network", payload},
+          {"intra_node", payload}};
 }
 
 constexpr const char* kScriptPayload = "<script>alert(1)</script>";
@@ -93,8 +101,7 @@ TEST(PlanReport, TableHasEveryCandidateWithNumericSortKeys) {
   const std::size_t infeasible = static_cast<std::size_t>(std::count_if(
       result["candidates"].begin(), result["candidates"].end(), [](const json& c) { return !c["feasible"]; }));
   EXPECT_EQ(occurrences(body, "<tr class=\"infeasible\">"), infeasible);
-  EXPECT_NE(html.find("<th scope=\"col\" tabindex=\"0\" data-type=\"num\" class=\"num\">GPUs</th>"),
-            std::string::npos);
+  EXPECT_NE(html.find("<th scope=\"col\" tabindex=\"0\" data-type=\"num\" class=\"num\">GPUs</th>"), std::string::npos);
   // The chosen row's cost: shown short, sorted by the exact value.
   EXPECT_NE(body.find("<td class=\"num\" data-v=\"3293000\">$3.29M</td>"), std::string::npos);
   // Infeasible rows say why.
@@ -127,7 +134,8 @@ TEST(PlanReport, HeadlineIsEscaped) {
 
 TEST(PlanReport, HostileStringsAppearOnlyEscaped) {
   json result = sample();
-  for (const std::string& payload : {std::string(kScriptPayload), std::string(kAttributePayload), std::string(kCanary)}) {
+  for (const std::string& payload :
+       {std::string(kScriptPayload), std::string(kAttributePayload), std::string(kCanary)}) {
     result["candidates"].push_back(hostile_candidate(payload));
     json feasible = hostile_candidate(payload);
     feasible["id"] = "feasible-" + payload;
@@ -238,9 +246,9 @@ TEST(PlanReport, ScatterIsCappedButTableIsComplete) {
   json result = {{"workloads", {{{"name", "big"}, {"kind", "training"}}}}, {"candidates", json::array()}};
   const int n = 6000;
   for (int i = 0; i < n; ++i) {
-    result["candidates"].push_back({{"id", "c" + std::to_string(i)},
+    result["candidates"].push_back({{"id", fmt::format("c{}", i)},
                                     {"workload", "big"},
-                                    {"design", "d" + std::to_string(i)},
+                                    {"design", fmt::format("d{}", i)},
                                     {"feasible", true},
                                     {"pareto", i % 1000 == 0},
                                     {"chosen", i == 4321},

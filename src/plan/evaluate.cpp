@@ -79,7 +79,8 @@ void put_design(nlohmann::json& j, const Design& d, const topo::Topology* t) {
 }
 
 // The limits a candidate breaks, each as "limit: value > bound".
-std::vector<std::string> limit_violations(const Limits& l, const nlohmann::json& j, const PriceCatalog& prices) {
+std::vector<std::string> limit_violations(const Limits& l, const nlohmann::json& j, const PriceCatalog& prices,
+                                          double workload_deadline = 0) {
   std::vector<std::string> out;
   const double capex = j.value("capex_usd", 0.0);
   if (l.budget_usd > 0) {
@@ -101,9 +102,11 @@ std::vector<std::string> limit_violations(const Limits& l, const nlohmann::json&
   if (l.racks > 0 && j.value("racks", 0L) > l.racks) {
     out.push_back(fmt::format("racks: {} > {}", j.value("racks", 0L), l.racks));
   }
-  if (l.deadline_days > 0 && j.contains("time_days") && j["time_days"].is_number() &&
-      j["time_days"].get<double>() > l.deadline_days) {
-    out.push_back(fmt::format("deadline: {:.1f} days > {:.1f}", j["time_days"].get<double>(), l.deadline_days));
+  double deadline = l.deadline_days;
+  if (workload_deadline > 0 && (deadline <= 0 || workload_deadline < deadline)) deadline = workload_deadline;
+  if (deadline > 0 && j.contains("time_days") && j["time_days"].is_number() &&
+      j["time_days"].get<double>() > deadline) {
+    out.push_back(fmt::format("deadline: {:.1f} days > {:.1f}", j["time_days"].get<double>(), deadline));
   }
   return out;
 }
@@ -200,7 +203,7 @@ nlohmann::json evaluate_training(const PlanInputs& in, const Unit& u) {
   j["amortised_capex_usd"] = run.amortised_capex_usd;
   for (const auto& a : c.assumptions) notes.push_back(a);
   j["notes"] = notes;
-  const auto violations = limit_violations(in.plan.limits, j, in.prices);
+  const auto violations = limit_violations(in.plan.limits, j, in.prices, w.deadline_days);
   j["limit_violations"] = violations;
   j["feasible"] = violations.empty();
   if (!violations.empty()) j["why_not"] = join(violations, "; ");

@@ -113,7 +113,9 @@ work::ModelSpec model_of(const Fields& f, const std::string& plan_file, std::str
 }
 
 TrainingWorkload parse_training(const YAML::Node& n, const std::string& file, const std::string& path) {
-  const Fields f(n, file, path, {"name", "kind", "model", "model_file", "tokens", "global_batch", "seq", "precision"});
+  const Fields f(
+      n, file, path,
+      {"name", "kind", "model", "model_file", "tokens", "global_batch", "seq", "precision", "deadline_days"});
   TrainingWorkload w;
   w.where = f.where();
   w.name = f.text("name");
@@ -123,6 +125,7 @@ TrainingWorkload parse_training(const YAML::Node& n, const std::string& file, co
   if (w.tokens < 1e3 || w.tokens > 1e16) f.fail("tokens", "outside 1e3 .. 1e16", "tokens to train on, e.g. 2e12");
   w.global_batch = f.integer("global_batch", 1, 1 << 24);
   if (f.has("seq")) w.model.seq = f.integer("seq", 1, 1 << 22);
+  if (f.has("deadline_days")) w.deadline_days = f.positive("deadline_days");
   const std::string p = f.has("precision") ? f.choice("precision", {"fp16", "bf16", "fp8"}) : "bf16";
   w.precision = p == "fp16" ? work::Precision::fp16 : p == "fp8" ? work::Precision::fp8 : work::Precision::bf16;
   return w;

@@ -23,8 +23,9 @@ struct TrainingWorkload {
   std::string name;
   work::ModelSpec model;
   std::string model_name;
-  double tokens = 0;      // tokens to train on
-  long global_batch = 0;  // sequences per step
+  double tokens = 0;         // tokens to train on
+  long global_batch = 0;     // sequences per step
+  double deadline_days = 0;  // this run's own deadline (0: none; limits.deadline_days applies too)
   work::Precision precision = work::Precision::bf16;
   SourceLocation where;
 };

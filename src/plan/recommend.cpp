@@ -367,7 +367,7 @@ nlohmann::json analyse(const PlanSpec& plan, const std::vector<nlohmann::json>& 
           num(chosen, "replica_rate") * chosen.value("replicas", 0L), num(chosen, "usd_per_mtok"),
           chosen.value("gpus", 0L), money(num(chosen, "capex_usd")));
     } else {
-      headline = fmt::format("{}: {} with {} trains in {} for {} ({} GPUs; {} capital, {:.0f} MWh).", name,
+      headline = fmt::format("{}: {} with {} trains in {} for {} ({} GPUs; {} capital, {:.3g} MWh).", name,
                              str(chosen, "design"), str(chosen, "layout"), days(num(chosen, "time_days")),
                              money(num(chosen, "cost_usd")), chosen.value("gpus", 0L), money(num(chosen, "capex_usd")),
                              num(chosen, "energy_mwh"));
@@ -429,6 +429,32 @@ nlohmann::json analyse(const PlanSpec& plan, const std::vector<nlohmann::json>& 
            [&](const nlohmann::json& c, const auto& f, const auto&, const Ranking& o) {
              return serving_reasons(c, f, o, w);
            });
+  }
+  // Several workloads: the limits hold for the cluster as a whole, so the chosen designs are
+  // added up and checked together (each workload was planned on its own).
+  if (workloads.size() > 1) {
+    double capex = 0, power = 0;
+    long gpus = 0, racks = 0;
+    for (const auto& c : list) {
+      if (!c.value("chosen", false)) continue;
+      capex += num(c, "capex_usd", 0);
+      power += num(c, "power_kw_max", 0);
+      gpus += c.value("gpus", 0L);
+      racks += c.value("racks", 0L);
+    }
+    std::string s = fmt::format(
+        "Together the {} workloads' choices need {} GPUs, {} capital, {:.0f} kW at full load "
+        "and {} racks",
+        workloads.size(), gpus, money(capex), power, racks);
+    std::vector<std::string> over;
+    const auto& l = plan.limits;
+    if (l.max_gpus > 0 && gpus > l.max_gpus) over.push_back(fmt::format("max_gpus {}", l.max_gpus));
+    if (l.budget_usd > 0 && l.budget == BudgetKind::capex && capex > l.budget_usd)
+      over.push_back("budget " + money(l.budget_usd));
+    if (l.power_kw > 0 && power > l.power_kw) over.push_back(fmt::format("power {:.0f} kW", l.power_kw));
+    if (l.racks > 0 && racks > l.racks) over.push_back(fmt::format("racks {}", l.racks));
+    s += over.empty() ? ", within the plan's limits." : "; warning: over the plan's " + join(over) + " taken together.";
+    all_reasons.push_back(s);
   }
   top["reasons"] = all_reasons;
   out["recommendation"] = top;

@@ -129,6 +129,9 @@ std::string usd(double v) {
   return v < 0 ? "-$" + human(-v) : "$" + human(v);
 }
 
+// A grey note paragraph; `text` is the page's own wording, not data.
+std::string muted(std::string_view text) { return fmt::format("<p class=\"muted\">{}</p>\n", text); }
+
 // SVG coordinates: a tenth of a pixel is finer than any screen, and fixed digits keep output stable.
 std::string px(double v) { return fmt::format("{:.1f}", v); }
 
@@ -218,9 +221,7 @@ struct Plan {
   std::vector<Workload> workloads;
   // A plan may flag one candidate per workload (the same hardware trains and serves); the
   // recommendation's id marks its headline choice even where the flag is missing.
-  bool chosen(const json& c) const {
-    return flag(c, "chosen") || (!chosen_id.empty() && text(c, "id") == chosen_id);
-  }
+  bool chosen(const json& c) const { return flag(c, "chosen") || (!chosen_id.empty() && text(c, "id") == chosen_id); }
   const json* first_chosen() const {
     for (const json* c : cands) {
       if (!chosen_id.empty() && text(*c, "id") == chosen_id) return c;
@@ -293,6 +294,7 @@ double nice_step(double raw) {
 }
 
 Axis linear_axis(double lo, double hi, int target_ticks = 6) {
+  if (!std::isfinite(hi - lo)) lo = 0, hi = 1;  // values near the limits of double: draw an empty frame
   if (!(hi > lo)) {
     const double pad = lo == 0 ? 1 : std::fabs(lo) * 0.1;
     lo -= pad, hi += pad;
@@ -367,8 +369,7 @@ void draw_axes(std::string& out, const Axis& x, const Axis& y, const std::string
   }
   for (double t : x.ticks) {
     const double pxv = x.to_px(t);
-    fmt::format_to(o, R"(<line class="grid" x1="{}" x2="{}" y1="{}" y2="{}"/>)", px(pxv), px(pxv), px(y.p1),
-                   px(y.p0));
+    fmt::format_to(o, R"(<line class="grid" x1="{}" x2="{}" y1="{}" y2="{}"/>)", px(pxv), px(pxv), px(y.p1), px(y.p0));
     fmt::format_to(o, R"(<text class="tick" x="{}" y="{}" text-anchor="middle">{}</text>)", px(pxv), px(y.p0 + 18),
                    esc(fx(t)));
   }
@@ -378,6 +379,7 @@ void draw_axes(std::string& out, const Axis& x, const Axis& y, const std::string
   fmt::format_to(o, R"(<text class="axis-label" x="{}" y="{}" text-anchor="middle"><title>{}</title>{}</text>)",
                  px((x.p0 + x.p1) / 2), px(height - 10), esc(x_title),
                  esc(clip(x_title, static_cast<std::size_t>((x.p1 - x.p0) / 8.5))));
+  if (y_title.empty()) return;
   const double cy = (y.p0 + y.p1) / 2;
   fmt::format_to(o,
                  R"svg(<text class="axis-label" x="16" y="{}" text-anchor="middle" transform="rotate(-90 16 {})">)svg"
@@ -394,7 +396,7 @@ std::string log_note(const Axis& x, const Axis& y) {
 
 // Palettes: a colour-blind-friendly categorical set for series and step-time segments.
 constexpr std::array<std::string_view, 10> kPalette = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
-                                                      "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
+                                                       "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
 constexpr std::string_view kFrontColour = "#1f6feb";
 constexpr std::string_view kChosenColour = "#d93025";
 
@@ -427,8 +429,7 @@ std::string point_title(const Point& p, const Workload& w) {
   const std::string layout = text(*p.c, "layout");
   if (!layout.empty()) t += "\n" + layout;
   t += fmt::format("\n{}: {}\n{}: {}", w.x_label, human(p.x), w.y_label, human(p.y));
-  if (p.chosen) t += "\nchosen";
-  else if (p.front) t += "\non the Pareto front";
+  if (p.chosen || p.front) t += p.chosen ? "\nchosen" : "\non the Pareto front";
   return esc(t);
 }
 
@@ -455,8 +456,8 @@ void draw_points(std::string& out, const std::vector<Point>& pts, const Workload
   for (const Point& p : pts) {
     if (!p.chosen) continue;
     const double cx = x.to_px(p.x), cy = y.to_px(p.y);
-    fmt::format_to(o, R"(<circle class="pt chosen" cx="{}" cy="{}" r="9"><title>{}</title></circle>)", px(cx),
-                   px(cy), point_title(p, w));
+    fmt::format_to(o, R"(<circle class="pt chosen" cx="{}" cy="{}" r="9"><title>{}</title></circle>)", px(cx), px(cy),
+                   point_title(p, w));
     // The label goes right of the point unless that would leave the plot.
     const bool left = cx > x.p1 - 80;
     fmt::format_to(o, R"(<text class="chosen-label" x="{}" y="{}" text-anchor="{}">chosen</text>)",
@@ -494,8 +495,9 @@ std::string pareto_chart(const Workload& w, const Plan& plan) {
   Axis x = data_axis(xmin->x, xmax->x), y = data_axis(ymin->y, ymax->y);
   x.p0 = 84, x.p1 = kW - 24, y.p0 = kH - 58, y.p1 = 14;
   out += fmt::format(".{}</p>\n", log_note(x, y));
-  out += R"(<div class="legend">)" + swatch("#9aa5b1", "candidate", " dot") + swatch(kFrontColour, "Pareto front", " dot") +
-         swatch(kChosenColour, "chosen", " ring") + "<span>hover a point for its design</span></div>\n";
+  out += R"(<div class="legend">)" + swatch("#9aa5b1", "candidate", " dot") +
+         swatch(kFrontColour, "Pareto front", " dot") + swatch(kChosenColour, "chosen", " ring") +
+         "<span>hover a point for its design</span></div>\n";
   out += fmt::format(R"(<svg class="chart" viewBox="0 0 {} {}" role="img" aria-label="{}">)", kW, kH,
                      esc("Pareto chart for " + w.name));
   draw_axes(out, x, y, w.x_label, w.y_label, human, human, kH);
@@ -505,7 +507,7 @@ std::string pareto_chart(const Workload& w, const Plan& plan) {
 
 std::string pareto_section(const Plan& plan) {
   std::string out = R"(<section class="card"><h2>Trade-offs per workload</h2>)";
-  if (plan.workloads.empty()) return out + R"(<p class="muted">No workloads in this result.</p></section>)" "\n";
+  if (plan.workloads.empty()) return out + muted("No workloads in this result.") + "</section>\n";
   for (const Workload& w : plan.workloads) {
     out += fmt::format(R"(<h3>{} <span class="kind">{}</span></h3>)", esc(w.name.empty() ? "(unnamed)" : w.name),
                        esc(w.kind));
@@ -544,7 +546,7 @@ std::string percent_tick(double v) { return fmt::format("{:.0f}%", 100.0 * v); }
 std::string scaling_section(const json& scaling) {
   std::string out = R"(<section class="card"><h2>Scaling efficiency</h2>)";
   const std::vector<Series> series = read_series(scaling);
-  if (series.empty()) return out + R"(<p class="muted">No scaling curves in this result.</p></section>)" "\n";
+  if (series.empty()) return out + muted("No scaling curves in this result.") + "</section>\n";
   double gmin = INFINITY, gmax = 0, emax = 1;
   for (const Series& s : series) {
     for (auto [g, e] : s.points) gmin = std::min(gmin, g), gmax = std::max(gmax, g), emax = std::max(emax, e);
@@ -552,9 +554,9 @@ std::string scaling_section(const json& scaling) {
   constexpr double kW = 960, kH = 400;
   Axis x = log2_axis(gmin, gmax), y = linear_axis(0, std::ceil(emax * 10) / 10, 5);
   x.p0 = 84, x.p1 = kW - 24, y.p0 = kH - 58, y.p1 = 14;
-  out += R"(<p class="muted">Efficiency is throughput per GPU relative to the smallest size measured for the )"
-         R"(series; GPUs on a log<sub>2</sub> axis.</p>)"
-         "\n";
+  out += muted(
+      "Efficiency is throughput per GPU relative to the smallest size measured for the series; GPUs on a "
+      "log<sub>2</sub> axis.");
   out += R"(<div class="legend">)";
   for (std::size_t i = 0; i < series.size(); ++i) out += swatch(kPalette[i % kPalette.size()], series[i].name);
   out += "</div>\n";
@@ -643,7 +645,7 @@ std::vector<const json*> breakdown_bars(const Workload& w, const Plan& plan) {
 std::string breakdown_chart(const Workload& w, const Plan& plan) {
   const std::vector<const json*> bars = breakdown_bars(w, plan);
   const auto keys = segment_keys(bars);
-  if (bars.empty() || keys.empty()) return R"(<p class="muted">No step-time breakdown for this workload.</p>)" "\n";
+  if (bars.empty() || keys.empty()) return muted("No step-time breakdown for this workload.");
   std::vector<double> totals;
   for (const json* c : bars) {
     double t = 0;
@@ -651,6 +653,7 @@ std::string breakdown_chart(const Workload& w, const Plan& plan) {
       const double v = number(field(*c, "breakdown"), key.first);
       if (std::isfinite(v) && v > 0) t += v;
     }
+    if (!std::isfinite(t)) return muted("The step-time breakdown is out of range.");
     totals.push_back(t);
   }
   constexpr double kW = 960, kRow = 46, kTop = 8;
@@ -692,10 +695,10 @@ std::string breakdown_chart(const Workload& w, const Plan& plan) {
 }
 
 std::string breakdown_section(const Plan& plan) {
-  std::string out = R"(<section class="card"><h2>Step-time breakdown</h2>)"
-                    R"(<p class="muted">Seconds per training step for the chosen candidate and up to five others )"
-                    R"((the rest of the Pareto front, then the fastest).</p>)"
-                    "\n";
+  std::string out = R"(<section class="card"><h2>Step-time breakdown</h2>)" +
+                    muted(
+                        "Seconds per training step for the chosen candidate and up to five others (the rest of "
+                        "the Pareto front, then the fastest).");
   bool any = false;
   for (const Workload& w : plan.workloads) {
     if (w.serving()) continue;
@@ -703,7 +706,7 @@ std::string breakdown_section(const Plan& plan) {
     out += fmt::format(R"(<h3>{}</h3>)", esc(w.name.empty() ? "(unnamed)" : w.name));
     out += breakdown_chart(w, plan);
   }
-  if (!any) out += R"(<p class="muted">No training workloads in this result.</p>)";
+  if (!any) out += muted("No training workloads in this result.");
   return out + "</section>\n";
 }
 
@@ -736,8 +739,8 @@ TopoShape read_topology(const json& t, const json* chosen) {
   s.tiers = num("tiers");
   s.leaves = num("leaf_switches");
   s.spines = num("spine_switches");
-  s.oversubscription = std::isfinite(number(t, "oversubscription")) ? number(t, "oversubscription")
-                                                                      : number(c, "oversubscription");
+  s.oversubscription =
+      std::isfinite(number(t, "oversubscription")) ? number(t, "oversubscription") : number(c, "oversubscription");
   // A network with no switch counts still has at least one switch to draw.
   if (s.leaves == 0 && s.nodes > 1 && !s.network.empty() && s.network != "none") s.leaves = 1;
   if (s.tiers == 0 && s.leaves > 0) s.tiers = s.spines > 0 ? 2 : 1;
@@ -831,8 +834,8 @@ std::vector<double> draw_node(std::string& out, const TopoShape& s, double cx, d
   for (long i = 0; i < nics; ++i) {
     const double step = (w - 8) / static_cast<double>(nics);
     const double nx = cx - w / 2 + 4 + step * (static_cast<double>(i) + 0.5);
-    fmt::format_to(o, R"(<rect class="nic" x="{}" y="{}" width="{}" height="5"/>)", px(nx - std::min(3.0, step / 2 - 0.5)),
-                   px(y - 2.5), px(std::min(6.0, step - 1)));
+    fmt::format_to(o, R"(<rect class="nic" x="{}" y="{}" width="{}" height="5"/>)",
+                   px(nx - std::min(3.0, step / 2 - 0.5)), px(y - 2.5), px(std::min(6.0, step - 1)));
     nic_x.push_back(nx);
   }
   fmt::format_to(o, R"(<text class="node-text" x="{}" y="{}" text-anchor="middle">n{}</text>)", px(cx), px(y + h + 14),
@@ -855,8 +858,8 @@ std::string topology_svg(const TopoShape& s) {
   // Links first, so boxes sit on top of them.
   for (long i = 0; has_spine && i < leaves.drawn; ++i) {
     for (long j = 0; j < spines.drawn; ++j) {
-      fmt::format_to(o, R"(<line class="link up" x1="{}" y1="{}" x2="{}" y2="{}"/>)", px(leaves.centre(i)),
-                     px(leaf_y), px(spines.centre(j)), px(spine_y + 26));
+      fmt::format_to(o, R"(<line class="link up" x1="{}" y1="{}" x2="{}" y2="{}"/>)", px(leaves.centre(i)), px(leaf_y),
+                     px(spines.centre(j)), px(spine_y + 26));
     }
   }
   const double node_w = nodes.slot - 12;
@@ -877,10 +880,10 @@ std::string topology_svg(const TopoShape& s) {
     // A fat-tree wires all of a node's NICs to one leaf: one line, wider for more links.
     const long leaf = i * s.leaves / std::max(1L, s.nodes);
     if (leaf >= leaves.drawn) continue;
-    fmt::format_to(o, R"(<line class="link" stroke-width="{}" x1="{}" y1="{}" x2="{}" y2="{}"><title>{} link{}</title></line>)",
-                   px(1 + 0.5 * std::log2(static_cast<double>(std::max(1L, s.nics)))), px(nodes.centre(i)),
-                   px(node_y - 2), px(leaves.centre(leaf)), px(leaf_y + 26), std::max(1L, s.nics),
-                   s.nics == 1 ? "" : "s");
+    fmt::format_to(
+        o, R"(<line class="link" stroke-width="{}" x1="{}" y1="{}" x2="{}" y2="{}"><title>{} link{}</title></line>)",
+        px(1 + 0.5 * std::log2(static_cast<double>(std::max(1L, s.nics)))), px(nodes.centre(i)), px(node_y - 2),
+        px(leaves.centre(leaf)), px(leaf_y + 26), std::max(1L, s.nics), s.nics == 1 ? "" : "s");
   }
   // Leaves whose nodes are all among the "… N more" point at that label.
   for (long j = 0; has_leaf && !rail && nodes.more > 0 && j < leaves.drawn; ++j) {
@@ -892,7 +895,8 @@ std::string topology_svg(const TopoShape& s) {
   out += boxes;
   if (nodes.more > 0) {
     fmt::format_to(o, R"(<text class="more" x="{}" y="{}" text-anchor="middle">… {} more</text>)",
-                   px(nodes.centre(nodes.drawn)), px(node_y + node_h / 2 + 4), grouped(static_cast<double>(nodes.more)));
+                   px(nodes.centre(nodes.drawn)), px(node_y + node_h / 2 + 4),
+                   grouped(static_cast<double>(nodes.more)));
   }
   if (has_spine) {
     draw_switch_row(out, spines, spine_y, "spine", "spine");
@@ -912,7 +916,7 @@ std::string topology_svg(const TopoShape& s) {
 std::string topology_section(const json& topology, const Plan& plan) {
   std::string out = R"(<section class="card"><h2>Chosen topology</h2>)";
   const TopoShape s = read_topology(topology, plan.first_chosen());
-  if (s.nodes <= 0) return out + R"(<p class="muted">No topology in this result.</p></section>)" "\n";
+  if (s.nodes <= 0) return out + muted("No topology in this result.") + "</section>\n";
   if (!s.label.empty()) out += fmt::format(R"(<p class="topo-label">{}</p>)", esc(s.label));
   out += fmt::format(R"(<p class="muted">{}</p>)", esc(topology_caption(s)));
   out += R"(<div class="legend">)" + swatch("#5b8def", "GPU") + swatch("#c4b5fd", "intra-node fabric: " + s.intra) +
@@ -1047,8 +1051,9 @@ std::string recommendation_section(const json& root, const Plan& plan) {
   }
   if (!reasons.empty()) out += R"(<ul class="reasons">)" + reasons + "</ul>\n";
   if (const json* c = plan.first_chosen()) {
-    out += fmt::format(R"(<p class="chosen-design"><span class="badge">chosen</span> {} <span class="muted">{}</span></p>)",
-                       esc(text(*c, "design")), esc(text(*c, "layout")));
+    out += fmt::format(
+        R"(<p class="chosen-design"><span class="badge">chosen</span> {} <span class="muted">{}</span></p>)",
+        esc(text(*c, "design")), esc(text(*c, "layout")));
     std::string tiles;
     auto add = [&](std::string_view label, double v, std::string (*f)(double)) {
       if (std::isfinite(v)) tiles += tile(label, f(v));
@@ -1209,7 +1214,7 @@ std::string plan_report_html(const nlohmann::json& result) {
       R"(script-src 'sha256-{}'; img-src data:; base-uri 'none'; form-action 'none'">)"
       "\n",
       script_hash);
-  out += R"(<meta name="viewport" content="width=device-width, initial-scale=1">)" "\n";
+  out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
   out += fmt::format("<title>{}</title>\n", esc("gpufabric plan: " + (name.empty() ? "unnamed" : name)));
   out += "<style>" + std::string(kStyle) + "</style>\n</head>\n<body>\n<main>\n";
   out += header_section(result, plan);
@@ -1220,8 +1225,9 @@ std::string plan_report_html(const nlohmann::json& result) {
   out += topology_section(field(result, "topology"), plan);
   out += table_section(plan);
   const std::string version = text(result, "model_version");
-  out += fmt::format("<footer>Generated by {}. This page is self-contained and loads nothing from the network.</footer>\n",
-                     esc(version.empty() ? "gpufabric" : version));
+  out +=
+      fmt::format("<footer>Generated by {}. This page is self-contained and loads nothing from the network.</footer>\n",
+                  esc(version.empty() ? "gpufabric" : version));
   out += "</main>\n<script>" + std::string(kScript) + "</script>\n</body>\n</html>\n";
   return out;
 }
