@@ -337,3 +337,30 @@ TEST(PlanCases, DefaultPlanComparesScaleUpWithScaleOut) {
 }
 
 }  // namespace
+
+namespace {
+
+// Budget and power limits exclude the larger cluster, and the answer says so.
+TEST(PlanFile, BudgetAndPowerLimitsExcludeWhatTheyShould) {
+  const auto base = answer_of(gf::plan::parse_plan(kMinimal, "inline.yaml"));
+  double one_capex = 0, two_capex = 0, two_power = 0;
+  for (const auto& c : base["candidates"]) {
+    if (c["nodes"] == 1) one_capex = c["capex_usd"].get<double>();
+    if (c["nodes"] == 2) {
+      two_capex = c["capex_usd"].get<double>();
+      two_power = c["power_kw_max"].get<double>();
+    }
+  }
+  ASSERT_GT(two_capex, one_capex);
+  for (const std::string limit : {fmt::format("  budget_usd: {:.0f}\n", (one_capex + two_capex) / 2),
+                                  fmt::format("  power_kw: {:.1f}\n", two_power * 0.9)}) {
+    const auto a = answer_of(gf::plan::parse_plan(std::string(kMinimal) + "limits:\n" + limit, "inline.yaml"));
+    EXPECT_EQ(a["counts"]["excluded_by_limits"], 1) << limit;
+    for (const auto& c : a["candidates"]) {
+      EXPECT_EQ(c["feasible"].get<bool>(), c["nodes"] == 1) << limit;
+      if (c["nodes"] == 2) EXPECT_FALSE(c["why_not"].get<std::string>().empty());
+    }
+  }
+}
+
+}  // namespace

@@ -9,6 +9,7 @@
 #include "plan/goodput.hpp"
 #include "plan/training_search.hpp"
 #include "work/model_size.hpp"
+#include "work/parallel_layout.hpp"
 #include "work/serving_fleet.hpp"
 
 namespace gf::plan {
@@ -78,37 +79,55 @@ void put_design(nlohmann::json& j, const Design& d, const topo::Topology* t) {
   }
 }
 
-// The limits a candidate breaks, each as "limit: value > bound".
+// The limits a candidate breaks, each as "limit: value > bound"; `worst` is the largest value /
+// bound among them (how far the candidate is from feasible, for "the closest candidate").
 std::vector<std::string> limit_violations(const Limits& l, const nlohmann::json& j, const PriceCatalog& prices,
-                                          double workload_deadline = 0) {
+                                          double& worst, double workload_deadline = 0) {
   std::vector<std::string> out;
+  worst = 0;
+  auto over = [&](double value, double bound, std::string text) {
+    if (!(value > bound)) return;
+    out.push_back(std::move(text));
+    worst = std::max(worst, value / bound);
+  };
   const double capex = j.value("capex_usd", 0.0);
   if (l.budget_usd > 0) {
     const double years = l.tco_years > 0 ? l.tco_years : prices.lifetime.usd;
     const double spend = l.budget == BudgetKind::tco
                              ? capex + j.value("power_kw", 0.0) * 24 * 365.25 * years * prices.electricity.usd
                              : (j.value("cloud", false) ? j.value("cost_usd", 0.0) : capex);
-    if (spend > l.budget_usd) {
-      out.push_back(fmt::format("budget: {} ${:.3g}M > ${:.3g}M", l.budget == BudgetKind::tco ? "TCO" : "spend",
-                                spend / 1e6, l.budget_usd / 1e6));
-    }
+    over(spend, l.budget_usd,
+         fmt::format("budget: {} ${:.3g}M > ${:.3g}M", l.budget == BudgetKind::tco ? "TCO" : "spend", spend / 1e6,
+                     l.budget_usd / 1e6));
   }
-  if (l.power_kw > 0 && j.value("power_kw_max", 0.0) > l.power_kw) {
-    out.push_back(fmt::format("power: {:.0f} kW > {:.0f} kW", j.value("power_kw_max", 0.0), l.power_kw));
+  if (l.power_kw > 0) {
+    const double kw = j.value("power_kw_max", 0.0);
+    over(kw, l.power_kw, fmt::format("power: {:.0f} kW > {:.0f} kW", kw, l.power_kw));
   }
-  if (l.max_gpus > 0 && j.value("gpus", 0L) > l.max_gpus) {
-    out.push_back(fmt::format("max_gpus: {} > {}", j.value("gpus", 0L), l.max_gpus));
+  if (l.max_gpus > 0) {
+    const long g = j.value("gpus", 0L);
+    over(static_cast<double>(g), static_cast<double>(l.max_gpus), fmt::format("max_gpus: {} > {}", g, l.max_gpus));
   }
-  if (l.racks > 0 && j.value("racks", 0L) > l.racks) {
-    out.push_back(fmt::format("racks: {} > {}", j.value("racks", 0L), l.racks));
+  if (l.racks > 0) {
+    const long r = j.value("racks", 0L);
+    over(static_cast<double>(r), static_cast<double>(l.racks), fmt::format("racks: {} > {}", r, l.racks));
   }
   double deadline = l.deadline_days;
   if (workload_deadline > 0 && (deadline <= 0 || workload_deadline < deadline)) deadline = workload_deadline;
-  if (deadline > 0 && j.contains("time_days") && j["time_days"].is_number() &&
-      j["time_days"].get<double>() > deadline) {
-    out.push_back(fmt::format("deadline: {:.1f} days > {:.1f}", j["time_days"].get<double>(), deadline));
+  if (deadline > 0 && j.contains("time_days") && j["time_days"].is_number()) {
+    const double d = j["time_days"].get<double>();
+    over(d, deadline, fmt::format("deadline: {:.3g} days > {:.3g}", d, deadline));
   }
   return out;
+}
+
+void apply_limits(nlohmann::json& j, const Limits& l, const PriceCatalog& prices, double workload_deadline = 0) {
+  double worst = 0;
+  const auto violations = limit_violations(l, j, prices, worst, workload_deadline);
+  j["limit_violations"] = violations;
+  j["limit_excess"] = worst;
+  j["feasible"] = violations.empty();
+  if (!violations.empty()) j["why_not"] = join(violations, "; ");
 }
 
 nlohmann::json evaluate_training(const PlanInputs& in, const Unit& u) {
@@ -178,6 +197,25 @@ nlohmann::json evaluate_training(const PlanInputs& in, const Unit& u) {
   j["checkpoint_gb"] = checkpoint.value() / 1e9;
   j["checkpoint_write_s"] = g.checkpoint_write.value();
   j["checkpoint_interval_s"] = g.interval.value();
+  // The gradient reduction's collective as nccl-tests would report it: one DDP bucket (25 MiB)
+  // reduced over the chosen layout's data-parallel group of GPU 0 (with its CP peers), on this
+  // topology. Where the group spans servers this is the network's share; inside one, PCIe's or
+  // NVLink's.
+  if (s.best->layout.dp * s.best->layout.cp > 1) {
+    auto group = work::group_of(s.best->layout, s.best->order, work::Axis::dp, 0);
+    if (s.best->layout.cp > 1) {
+      std::vector<long> joined;
+      for (long g : group)
+        for (long peer : work::group_of(s.best->layout, s.best->order, work::Axis::cp, g)) joined.push_back(peer);
+      std::sort(joined.begin(), joined.end());
+      group = joined;
+    }
+    const auto& ar = context.collective(group, comm::Op::all_reduce, 25.0 * 1024 * 1024,
+                                        w.precision == work::Precision::fp16 ? "half" : "bfloat16");
+    j["dp_busbw_GBps"] = ar.busbw_GBps;
+    j["dp_group_gpus"] = static_cast<long>(group.size());
+    j["dp_algo"] = std::string(comm::to_string(ar.algo));
+  }
   const auto& b = r.breakdown;
   j["breakdown"] = {{"compute_s", b.compute_s},
                     {"tp_s", b.tp_s},
@@ -203,10 +241,7 @@ nlohmann::json evaluate_training(const PlanInputs& in, const Unit& u) {
   j["amortised_capex_usd"] = run.amortised_capex_usd;
   for (const auto& a : c.assumptions) notes.push_back(a);
   j["notes"] = notes;
-  const auto violations = limit_violations(in.plan.limits, j, in.prices, w.deadline_days);
-  j["limit_violations"] = violations;
-  j["feasible"] = violations.empty();
-  if (!violations.empty()) j["why_not"] = join(violations, "; ");
+  apply_limits(j, in.plan.limits, in.prices, w.deadline_days);
   return j;
 }
 
@@ -304,10 +339,7 @@ nlohmann::json evaluate_serving(const PlanInputs& in, const Unit& u) {
   j["energy_mwh"] = run.energy_mwh * 24 * 365.25;
   j["layouts_evaluated"] = static_cast<long>(candidates.size());
   j["notes"] = c.assumptions;
-  const auto violations = limit_violations(in.plan.limits, j, in.prices);
-  j["limit_violations"] = violations;
-  j["feasible"] = violations.empty();
-  if (!violations.empty()) j["why_not"] = join(violations, "; ");
+  apply_limits(j, in.plan.limits, in.prices);
   return j;
 }
 

@@ -116,7 +116,12 @@ std::vector<std::string> training_reasons(const nlohmann::json& chosen,
     for (std::size_t i = 0; i < std::min<std::size_t>(3, parts.size()); ++i) {
       s += fmt::format(", {} {:.3g} s ({:.0f}%)", parts[i].second, parts[i].first, 100 * parts[i].first / step);
     }
-    s += fmt::format("; MFU {:.1f}%.", 100 * num(chosen, "mfu"));
+    s += fmt::format("; MFU {:.1f}%", 100 * num(chosen, "mfu"));
+    if (std::isfinite(num(chosen, "dp_busbw_GBps"))) {
+      s += fmt::format("; the gradient all-reduce over {} GPUs runs at {:.3g} GB/s bus bandwidth (a 25 MiB bucket, {})",
+                       chosen.value("dp_group_gpus", 0L), num(chosen, "dp_busbw_GBps"), str(chosen, "dp_algo"));
+    }
+    s += ".";
     r.push_back(s);
   }
   // The fastest (or the cheapest) other choice.
@@ -158,8 +163,13 @@ std::vector<std::string> training_reasons(const nlohmann::json& chosen,
                       money(num(*c, "cost_usd")), percent_change(cost, num(*c, "cost_usd")));
       if (c->contains("breakdown")) {
         const double step = num(*c, "step_s");
-        const double comm = num((*c)["breakdown"], "dp_exposed_s", 0) + num((*c)["breakdown"], "tp_s", 0);
+        const auto& cb = (*c)["breakdown"];
+        const double comm = num(cb, "dp_exposed_s", 0) + num(cb, "tp_s", 0) + num(cb, "pp_p2p_s", 0) +
+                            num(cb, "cp_s", 0) + num(cb, "ep_s", 0);
         s += fmt::format("; communication {:.0f}% of its step (MFU {:.0f}%)", 100 * comm / step, 100 * num(*c, "mfu"));
+        if (std::isfinite(num(*c, "dp_busbw_GBps"))) {
+          s += fmt::format(", gradient all-reduce at {:.3g} GB/s bus bandwidth", num(*c, "dp_busbw_GBps"));
+        }
       }
       if (!c->value("feasible", false) && !str(*c, "why_not").empty()) s += "; excluded: " + str(*c, "why_not");
       r.push_back(s + ".");
@@ -269,8 +279,10 @@ std::vector<std::string> serving_reasons(const nlohmann::json& chosen,
       continue;
     }
     for (const auto& s : *v) by_limit[s.get<std::string>().substr(0, s.get<std::string>().find(':'))]++;
-    if (!closest || v->size() < (*closest)["limit_violations"].size() ||
-        (v->size() == (*closest)["limit_violations"].size() && obj.better(*c, *closest))) {
+    // The closest: the smallest overshoot of its worst limit (then the objective).
+    const double excess = num(*c, "limit_excess", INFINITY);
+    if (!closest || excess < num(*closest, "limit_excess", INFINITY) ||
+        (excess == num(*closest, "limit_excess", INFINITY) && obj.better(*c, *closest))) {
       closest = c;
     }
   }
