@@ -55,6 +55,14 @@ DesignSet enumerate_designs(const PlanSpec& plan, const hw::Catalog& catalog) {
   for (const auto& source : sources) {
     const topo::ClusterSpec base = load_node(source, plan, catalog);
     const auto& node = base.node;
+    // A cloud instance type (its NICs are the provider's own, not sold): rented, not bought.
+    const bool cloud_only = std::any_of(node.nics.begin(), node.nics.end(), [](const topo::DevicePlacement& n) {
+      return n.model.starts_with("efa") || n.model == "gvnic";
+    });
+    if (cloud_only && !plan.costs.cloud) {
+      out.skipped.push_back(source + ": a cloud instance type (its NICs are not sold); set cloud: true to rent it");
+      continue;
+    }
     if (!ds.gpus.empty() && std::find(ds.gpus.begin(), ds.gpus.end(), node.gpu) == ds.gpus.end()) {
       out.skipped.push_back(source + ": GPU " + node.gpu + " not in design.gpus");
       continue;

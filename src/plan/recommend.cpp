@@ -138,11 +138,13 @@ std::vector<std::string> training_reasons(const nlohmann::json& chosen,
                             days(num(*other, "time_days")), percent_change(t, num(*other, "time_days")),
                             money(num(*other, "cost_usd")), percent_change(cost, num(*other, "cost_usd"))));
   }
-  // The best of each other GPU, intra-node fabric and network, at any size (each alternative once).
+  // The best of each other GPU, intra-node fabric and network, at any size (each alternative
+  // once), the six that come closest to the choice.
   std::set<std::string> told{str(chosen, "key")};
   if (other) told.insert(str(*other, "key"));
   const std::pair<const char*, const char*> axes[] = {
       {"gpu", "GPU"}, {"intra_node", "intra-node fabric"}, {"network", "network"}};
+  std::vector<std::pair<const nlohmann::json*, std::string>> alternatives;
   for (const auto& [axis, axis_label] : axes) {
     std::map<std::string, const nlohmann::json*> best;
     for (const auto* c : all) {
@@ -157,23 +159,36 @@ std::vector<std::string> training_reasons(const nlohmann::json& chosen,
     for (const auto& [v, c] : best) {
       if (v == str(chosen, axis) || told.count(str(*c, "key"))) continue;
       told.insert(str(*c, "key"));
-      std::string s =
-          fmt::format("Best with {} {}: {} ({}) takes {} ({}) for {} ({})", axis_label, v, str(*c, "design"),
-                      str(*c, "layout"), days(num(*c, "time_days")), percent_change(t, num(*c, "time_days")),
-                      money(num(*c, "cost_usd")), percent_change(cost, num(*c, "cost_usd")));
-      if (c->contains("breakdown")) {
-        const double step = num(*c, "step_s");
-        const auto& cb = (*c)["breakdown"];
-        const double comm = num(cb, "dp_exposed_s", 0) + num(cb, "tp_s", 0) + num(cb, "pp_p2p_s", 0) +
-                            num(cb, "cp_s", 0) + num(cb, "ep_s", 0);
-        s += fmt::format("; communication {:.0f}% of its step (MFU {:.0f}%)", 100 * comm / step, 100 * num(*c, "mfu"));
-        if (std::isfinite(num(*c, "dp_busbw_GBps"))) {
-          s += fmt::format(", gradient all-reduce at {:.3g} GB/s bus bandwidth", num(*c, "dp_busbw_GBps"));
-        }
-      }
-      if (!c->value("feasible", false) && !str(*c, "why_not").empty()) s += "; excluded: " + str(*c, "why_not");
-      r.push_back(s + ".");
+      alternatives.emplace_back(c, fmt::format("{} {}", axis_label, v));
     }
+  }
+  std::stable_sort(alternatives.begin(), alternatives.end(), [&](const auto& a, const auto& b) {
+    const bool fa = a.first->value("feasible", false), fb = b.first->value("feasible", false);
+    return fa != fb ? fa : obj.better(*a.first, *b.first);
+  });
+  constexpr std::size_t kAlternatives = 6;
+  for (std::size_t i = 0; i < std::min(kAlternatives, alternatives.size()); ++i) {
+    const auto* c = alternatives[i].first;
+    std::string s =
+        fmt::format("Best with {}: {} ({}) takes {} ({}) for {} ({})", alternatives[i].second, str(*c, "design"),
+                    str(*c, "layout"), days(num(*c, "time_days")), percent_change(t, num(*c, "time_days")),
+                    money(num(*c, "cost_usd")), percent_change(cost, num(*c, "cost_usd")));
+    if (c->contains("breakdown")) {
+      const double step = num(*c, "step_s");
+      const auto& cb = (*c)["breakdown"];
+      const double comm = num(cb, "dp_exposed_s", 0) + num(cb, "tp_s", 0) + num(cb, "pp_p2p_s", 0) +
+                          num(cb, "cp_s", 0) + num(cb, "ep_s", 0);
+      s += fmt::format("; communication {:.0f}% of its step (MFU {:.0f}%)", 100 * comm / step, 100 * num(*c, "mfu"));
+      if (std::isfinite(num(*c, "dp_busbw_GBps"))) {
+        s += fmt::format(", gradient all-reduce at {:.3g} GB/s bus bandwidth", num(*c, "dp_busbw_GBps"));
+      }
+    }
+    if (!c->value("feasible", false) && !str(*c, "why_not").empty()) s += "; excluded: " + str(*c, "why_not");
+    r.push_back(s + ".");
+  }
+  if (alternatives.size() > kAlternatives) {
+    r.push_back(fmt::format("{} more alternatives on other GPUs, fabrics and networks are in the table.",
+                            alternatives.size() - kAlternatives));
   }
   // Scale-up against scale-out: the same GPU model and count in fewer, bigger servers against
   // more, smaller ones (the chosen GPU first, else any GPU the plan has both for).
@@ -197,13 +212,15 @@ std::vector<std::string> training_reasons(const nlohmann::json& chosen,
   }
   if (up) {
     const double tu = num(*up, "time_days"), cu = num(*up, "cost_usd");
+    auto servers = [](long n) { return fmt::format("{} server{}", n, n == 1 ? "" : "s"); };
     r.push_back(fmt::format(
-        "Scale-up against scale-out, {} {} GPUs: {} servers of {} ({}) take {} for {}; {} servers "
-        "of {} ({}) take {} ({}) for {} ({}).",
-        up->value("gpus", 0L), str(*up, "gpu"), up->value("nodes", 0L), up->value("gpus_per_node", 0L),
-        str(*up, "intra_node"), days(tu), money(cu), out_->value("nodes", 0L), out_->value("gpus_per_node", 0L),
-        str(*out_, "intra_node"), days(num(*out_, "time_days")), percent_change(tu, num(*out_, "time_days")),
-        money(num(*out_, "cost_usd")), percent_change(cu, num(*out_, "cost_usd"))));
+        "Scale-up against scale-out, {} {} GPUs: {} of {} ({}) take {} for {}; {} of {} ({}) take {} ({}) for {} "
+        "({}).",
+        up->value("gpus", 0L), str(*up, "gpu"), servers(up->value("nodes", 0L)), up->value("gpus_per_node", 0L),
+        str(*up, "intra_node"), days(tu), money(cu), servers(out_->value("nodes", 0L)),
+        out_->value("gpus_per_node", 0L), str(*out_, "intra_node"), days(num(*out_, "time_days")),
+        percent_change(tu, num(*out_, "time_days")), money(num(*out_, "cost_usd")),
+        percent_change(cu, num(*out_, "cost_usd"))));
   } else {
     r.push_back(
         "Scale-up against scale-out: the design space holds no two server sizes with the same GPU model and "
