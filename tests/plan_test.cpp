@@ -364,3 +364,41 @@ TEST(PlanFile, BudgetAndPowerLimitsExcludeWhatTheyShould) {
 }
 
 }  // namespace
+
+namespace {
+
+// The seeds' third question: the servers a team owns are not bought again; the answer measures
+// the recommendation against them.
+TEST(PlanCases, OwnedServersAreNotBoughtAgain) {
+  const auto a = answer_of(gf::plan::builtin_plan("upgrade-pcie-cluster"));
+  const auto prices = gf::plan::builtin_prices();
+  bool saw_owned_only = false;
+  for (const auto& c : a["candidates"]) {
+    if (c["source"] != "pcie-8x-h100") continue;
+    EXPECT_EQ(c.value("owned_nodes", 0L), 4) << c["design"];
+    const auto& b = c["cost_breakdown"];
+    if (c["nodes"] == 4) {
+      saw_owned_only = true;
+      EXPECT_EQ(b["gpus"].get<double>() + b["servers"].get<double>() + b["nics"].get<double>() +
+                    b["switches"].get<double>() + b["optics"].get<double>(),
+                0.0);
+    } else {
+      EXPECT_NEAR(b["gpus"].get<double>(), 32 * prices.gpus.at("h100-pcie").usd, 1e-6);  // 4 servers of 8 bought
+    }
+  }
+  EXPECT_TRUE(saw_owned_only);
+  EXPECT_NE(reasons_text(a).find("The servers already owned, alone"), std::string::npos) << reasons_text(a);
+}
+
+// Renting instead of owning: GPU-hours at the catalog's on-demand price.
+TEST(PlanFile, CloudPlansPriceGpuHours) {
+  const auto a = answer_of(gf::plan::parse_plan(std::string(kMinimal) + "cloud: true\n", "inline.yaml"));
+  const double hourly = gf::plan::builtin_prices().cloud.at("a100-sxm4-80gb").usd;
+  for (const auto& c : a["candidates"]) {
+    const double hours = c["time_days"].get<double>() * 24;
+    EXPECT_NEAR(c["cost_usd"].get<double>(), hourly * c["gpus"].get<double>() * hours,
+                1e-6 * c["cost_usd"].get<double>());
+  }
+}
+
+}  // namespace

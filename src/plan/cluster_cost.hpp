@@ -19,6 +19,7 @@ struct ClusterCost {
   long switches = 0;
   long optics = 0;  // link ends with a transceiver (or a cable end)
   long racks = 0;
+  long owned_nodes = 0;
   double gpus_usd = 0, servers_usd = 0, nics_usd = 0, switches_usd = 0, optics_usd = 0, storage_usd = 0, racks_usd = 0;
   Watts it_power_max;  // every device at its rated power
   Watts it_power_avg;  // x the catalog's average-to-maximum fraction
@@ -33,7 +34,10 @@ struct ClusterCost {
 
 // `gpus_used`: GPUs of the cluster that run (fewer than all only on a single server: the rest
 // are not bought). `storage_bytes`: checkpoint storage to provision (parallel file system).
-ClusterCost cluster_cost(const topo::Topology& t, long gpus_used, double storage_bytes, const PriceCatalog& prices);
+// `owned_nodes`: servers the team already has (with their GPUs and NICs): not bought again;
+// when they are all the servers, the network they are on is owned too.
+ClusterCost cluster_cost(const topo::Topology& t, long gpus_used, double storage_bytes, const PriceCatalog& prices,
+                         long owned_nodes = 0);
 
 // The server form a node is priced as: nvswitch, nvlink-mesh, pcie, or workstation (PCIe with
 // four GPUs or fewer).

@@ -227,7 +227,12 @@ nlohmann::json evaluate_training(const PlanInputs& in, const Unit& u) {
                     {"sm_contention_s", b.sm_contention_s},
                     {"optimizer_s", b.optimizer_s}};
   // Cost: owning the cluster (capital amortised over its life, plus energy) or renting its GPUs.
-  const ClusterCost c = cluster_cost(*t, gpus, checkpoint.value() * kCheckpointsKept, in.prices);
+  const ClusterCost c = cluster_cost(*t, gpus, checkpoint.value() * kCheckpointsKept, in.prices,
+                                     d.partial ? 0 : in.plan.owned(d.source));
+  if (c.owned_nodes > 0) {
+    j["owned_nodes"] = c.owned_nodes;
+    j["design"] = fmt::format("{} x {} ({} owned)", u.nodes, d.label, c.owned_nodes);
+  }
   put_cost(j, c);
   const RunningCost run = running_cost(c, Seconds(wall_s), in.prices);
   j["energy_mwh"] = run.energy_mwh;
@@ -324,7 +329,11 @@ nlohmann::json evaluate_serving(const PlanInputs& in, const Unit& u) {
   j["ttft_ms_p99"] = chosen.fleet.ttft_ms.p99;
   j["tpot_ms_p99"] = chosen.fleet.tpot_ms.p99;
   j["tpot_ms_p"] = chosen.fleet.tpot_ms.p90;
-  const ClusterCost c = cluster_cost(*t, gpus, 0, in.prices);
+  const ClusterCost c = cluster_cost(*t, gpus, 0, in.prices, in.plan.owned(d.source));
+  if (c.owned_nodes > 0) {
+    j["owned_nodes"] = c.owned_nodes;
+    j["design"] = fmt::format("{} x {} ({} owned)", nodes, d.label, c.owned_nodes);
+  }
   put_cost(j, c);
   // Cost per million output tokens at the average rate, with the fleet sized for the peak.
   const double hour = 3600;

@@ -266,7 +266,7 @@ PlanSpec parse_plan(const std::string& text, const std::string& file) {
   if (!root.IsMap()) throw InputError({file, 1, 1}, "plan", "not a mapping", "a plan file (docs/plan-format.md)");
   const Fields f(
       root, file, "",
-      {"name", "description", "objective", "workloads", "limits", "design", "search", "prices", "cloud", "checkpoint"});
+      {"name", "description", "objective", "workloads", "limits", "design", "search", "prices", "cloud", "checkpoint", "existing"});
   PlanSpec p;
   p.file = file;
   p.text = text;
@@ -336,6 +336,17 @@ PlanSpec parse_plan(const std::string& text, const std::string& file) {
         f.node("search"), file, "search",
         {"tp", "pp", "cp", "ep", "vpp", "tp_comm_overlap", "micro_batch", "recompute", "sharding", "tp_across_nodes"});
     p.search = parse_search(s, p.search);
+  }
+  if (f.has("existing")) {
+    const auto items = as_list(f.node("existing"), file, "existing");
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      const Fields e(items[i], file, fmt::format("existing[{}]", i), {"node", "count"});
+      p.existing.push_back({e.text("node"), e.integer("count", 1, 100000)});
+      if (!p.design.nodes.empty() &&
+          std::find(p.design.nodes.begin(), p.design.nodes.end(), p.existing.back().node) == p.design.nodes.end()) {
+        e.fail("node", "'" + p.existing.back().node + "' is not in design.nodes", join(p.design.nodes));
+      }
+    }
   }
   if (f.has("checkpoint")) {
     const Fields c(f.node("checkpoint"), file, "checkpoint", {"per_node_GBps", "total_GBps"});

@@ -97,6 +97,13 @@ struct CheckpointSettings {
   double total_Bps = 0;  // 0: kSharedStorageBps (plan/evaluate.cpp)
 };
 
+// Servers the team already has: a node type (a preset or a cluster file, as in design.nodes) and
+// how many. Candidates of that node type reuse them and buy only the rest.
+struct ExistingServers {
+  std::string node;
+  long count = 0;
+};
+
 struct CostSettings {
   bool cloud = false;          // price GPU-hours at cloud rates instead of owning the cluster
   YAML::Node price_overrides;  // the plan's `prices:` section, applied over the catalog
@@ -116,6 +123,13 @@ struct PlanSpec {
   SearchSpace search;
   CostSettings costs;
   CheckpointSettings checkpoint;
+  std::vector<ExistingServers> existing;
+  // Servers of `node` the team owns already (0: none).
+  [[nodiscard]] long owned(const std::string& node) const {
+    for (const auto& e : existing)
+      if (e.node == node) return e.count;
+    return 0;
+  }
 };
 
 PlanSpec parse_plan(const std::string& text, const std::string& file);

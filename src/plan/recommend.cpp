@@ -190,6 +190,26 @@ std::vector<std::string> training_reasons(const nlohmann::json& chosen,
     r.push_back(fmt::format("{} more alternatives on other GPUs, fabrics and networks are in the table.",
                             alternatives.size() - kAlternatives));
   }
+  // The servers the team owns, alone: the status quo the recommendation is measured against.
+  {
+    const nlohmann::json* own = nullptr;
+    for (const auto* c : all) {
+      if (c->value("owned_nodes", 0L) == 0 || c->value("owned_nodes", 0L) != c->value("nodes", -1L) ||
+          !c->contains("time_days")) {
+        continue;
+      }
+      if (!own || obj.better(*c, *own)) own = c;
+    }
+    if (own && str(*own, "key") != str(chosen, "key")) {
+      std::string s = fmt::format(
+          "The servers already owned, alone ({}, {}), take {} ({}) for {} in energy and checkpoint "
+          "storage",
+          str(*own, "design"), str(*own, "layout"), days(num(*own, "time_days")),
+          percent_change(t, num(*own, "time_days")), money(num(*own, "cost_usd")));
+      if (!own->value("feasible", false)) s += "; excluded: " + str(*own, "why_not");
+      r.push_back(s + ".");
+    }
+  }
   // Scale-up against scale-out: the same GPU model and count in fewer, bigger servers against
   // more, smaller ones (the chosen GPU first, else any GPU the plan has both for).
   const nlohmann::json* up = nullptr;
