@@ -130,16 +130,23 @@ void apply_limits(nlohmann::json& j, const Limits& l, const PriceCatalog& prices
   if (!violations.empty()) j["why_not"] = join(violations, "; ");
 }
 
+// What every candidate record starts with: its key, workload and kind, infeasible until shown
+// otherwise.
+nlohmann::json candidate_record(const Unit& u, const std::string& workload) {
+  nlohmann::json j;
+  j["key"] = u.key;
+  j["workload"] = workload;
+  j["kind"] = u.serving ? "serving" : "training";
+  j["feasible"] = false;
+  return j;
+}
+
 nlohmann::json evaluate_training(const PlanInputs& in, const Unit& u) {
   const TrainingWorkload& w = in.plan.training[u.workload];
   const Design& d = in.designs.designs[u.design];
-  nlohmann::json j;
-  j["key"] = u.key;
-  j["workload"] = w.name;
-  j["kind"] = "training";
+  nlohmann::json j = candidate_record(u, w.name);
   j["nodes"] = u.nodes;
   j["design"] = u.nodes > 1 || !d.partial ? fmt::format("{} x {}", u.nodes, d.label) : d.label;
-  j["feasible"] = false;
   std::unique_ptr<topo::Topology> t;
   try {
     t = build_topology(d, u.nodes, in.catalog);
@@ -227,8 +234,8 @@ nlohmann::json evaluate_training(const PlanInputs& in, const Unit& u) {
                     {"sm_contention_s", b.sm_contention_s},
                     {"optimizer_s", b.optimizer_s}};
   // Cost: owning the cluster (capital amortised over its life, plus energy) or renting its GPUs.
-  const ClusterCost c = cluster_cost(*t, gpus, checkpoint.value() * kCheckpointsKept, in.prices,
-                                     d.partial ? 0 : in.plan.owned(d.source));
+  const ClusterCost c =
+      cluster_cost(*t, gpus, checkpoint.value() * kCheckpointsKept, in.prices, d.partial ? 0 : in.plan.owned(d.source));
   if (c.owned_nodes > 0) {
     j["owned_nodes"] = c.owned_nodes;
     j["design"] = fmt::format("{} x {} ({} owned)", u.nodes, d.label, c.owned_nodes);
@@ -253,11 +260,7 @@ nlohmann::json evaluate_training(const PlanInputs& in, const Unit& u) {
 nlohmann::json evaluate_serving(const PlanInputs& in, const Unit& u) {
   const ServingWorkload& w = in.plan.serving[u.workload];
   const Design& d = in.designs.designs[u.design];
-  nlohmann::json j;
-  j["key"] = u.key;
-  j["workload"] = w.name;
-  j["kind"] = "serving";
-  j["feasible"] = false;
+  nlohmann::json j = candidate_record(u, w.name);
   // Replicas live inside one server (TP within the node): one server's topology prices them.
   std::unique_ptr<topo::Topology> one;
   try {
@@ -399,14 +402,11 @@ nlohmann::json evaluate_unit(const PlanInputs& in, const Unit& u) {
     return u.serving ? evaluate_serving(in, u) : evaluate_training(in, u);
   } catch (const InputError& e) {
     // A price or a rule the design breaks: the candidate is out, with the reason; the search goes on.
-    nlohmann::json j;
-    j["key"] = u.key;
-    j["workload"] = u.serving ? in.plan.serving[u.workload].name : in.plan.training[u.workload].name;
-    j["kind"] = u.serving ? "serving" : "training";
+    nlohmann::json j =
+        candidate_record(u, u.serving ? in.plan.serving[u.workload].name : in.plan.training[u.workload].name);
     put_design(j, in.designs.designs[u.design], nullptr);
     j["design"] = in.designs.designs[u.design].label;
     j["nodes"] = u.nodes;
-    j["feasible"] = false;
     j["why_not"] = e.field().empty() ? e.problem() : e.field() + ": " + e.problem();
     return j;
   }
