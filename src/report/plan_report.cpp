@@ -585,13 +585,14 @@ std::string scaling_section(const json& scaling) {
 struct Segment {
   std::string_view key, label;
 };
-constexpr std::array<Segment, 8> kSegments = {{{"compute_s", "Compute"},
+constexpr std::array<Segment, 9> kSegments = {{{"compute_s", "Compute"},
                                                {"tp_s", "Tensor parallel"},
                                                {"dp_exposed_s", "Data parallel (exposed)"},
                                                {"pp_bubble_s", "Pipeline bubble"},
                                                {"pp_p2p_s", "Pipeline send/recv"},
                                                {"cp_s", "Context parallel"},
                                                {"ep_s", "Expert parallel"},
+                                               {"sm_contention_s", "SM contention (NCCL kernels)"},
                                                {"optimizer_s", "Optimizer"}}};
 
 // The segments any bar uses, known ones in a fixed order and then any others the model adds,
