@@ -344,7 +344,13 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
   if (reduces && full_shard) {
     s = fully_sharded(cache, l, o, layers, out, d.optimizer_s, other_job);
   } else if (reduces) {
-    const auto all = gradient_groups(l, o.order);
+    const auto& shape = cache.layout_groups(l, o.order, [&] {
+      TrainingContext::LayoutGroups g;
+      g.gradient = gradient_groups(l, o.order);
+      g.concurrent = concurrent_groups(g.gradient, t.gpus_per_node());
+      return g;
+    });
+    const auto& all = shape.gradient;
     const auto& mine = all.front();
     if (o.full_graph) {
       std::vector<const comm::Communicator*> dp;
@@ -354,7 +360,7 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
       // Every bucket's collective as the communication layer prices it for this group, its
       // data part stretched by the groups it shares links with (measured once, on the flow
       // engine, for a bucket of the cap's size all starting together).
-      const auto together = concurrent_groups(all, t.gpus_per_node());
+      const auto& together = shape.concurrent;
       const comm::Op reduce = d.reduce_scatter ? comm::Op::reduce_scatter : comm::Op::all_reduce;
       const double reduce_stretch = cache.contention(together, reduce, d.bucket_bytes, d.dtype, other_job);
       const double gather_stretch =

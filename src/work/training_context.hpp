@@ -14,6 +14,7 @@
 
 #include "comm/model.hpp"
 #include "topo/topology.hpp"
+#include "work/parallel_layout.hpp"
 
 namespace gf::work {
 
@@ -51,6 +52,24 @@ public:
   double contention(const std::vector<std::vector<long>>& groups, comm::Op op, double bytes, const std::string& dtype,
                     const BackgroundJob* background = nullptr);
 
+  // The gradient-reduction groups of a layout (every data-parallel group joined with its
+  // context-parallel peers) and those of them that share a node with the first one (their
+  // traffic meets its traffic on NICs and PCIe switches): built by `make` once per layout shape
+  // (TP, PP, DP, CP, EP and rank order) and reused, since a planner times hundreds of layouts
+  // of one shape (micro-batches, recomputation, sharding) and the groups are O(GPUs) to build.
+  struct LayoutGroups {
+    std::vector<std::vector<long>> gradient;
+    std::vector<std::vector<long>> concurrent;
+  };
+  template <typename Make>
+  const LayoutGroups& layout_groups(const ParallelLayout& l, const RankOrder& order, Make make) {
+    std::vector<long> key{l.tp, l.pp, l.dp, l.cp, l.ep};
+    for (const Axis a : order.inner_to_outer) key.push_back(static_cast<long>(a));
+    auto it = groups_.find(key);
+    if (it == groups_.end()) it = groups_.emplace(std::move(key), make()).first;
+    return it->second;
+  }
+
   // Counters, for tests and benchmarks.
   [[nodiscard]] std::size_t communicators_built() const { return comms_.size(); }
   [[nodiscard]] std::size_t flow_runs() const { return flow_runs_; }
@@ -60,6 +79,7 @@ private:
   std::map<std::vector<long>, std::unique_ptr<comm::Communicator>> comms_;
   std::map<std::tuple<const comm::Communicator*, int, double, std::string, bool>, comm::CollectiveResult> collectives_;
   std::map<std::tuple<std::vector<long>, int, double, std::string, int, double>, double> contention_;
+  std::map<std::vector<long>, LayoutGroups> groups_;
   std::size_t flow_runs_ = 0;
 };
 
