@@ -95,7 +95,8 @@ DesignSet enumerate_designs(const PlanSpec& plan, const hw::Catalog& catalog) {
                   d.source = source;
                   d.base = base;
                   d.gpus_per_node = k;
-                  d.partial = k < node.gpus;
+                  d.trimmed = k < node.gpus && node.gpu_fabric == topo::GpuFabric::pcie;
+                  d.partial = k < node.gpus && !d.trimmed;
                   d.gpu = node.gpu;
                   d.intra_node = to_string_intra(node.gpu_fabric);
                   if (net) d.overrides.network = *net;
@@ -116,6 +117,7 @@ DesignSet enumerate_designs(const PlanSpec& plan, const hw::Catalog& catalog) {
                                       d.gpudirect ? 1 : 0, d.fabric, d.oversubscription, d.p2p ? 1 : 0);
                   std::string label = source;
                   if (d.partial) label += fmt::format(" ({} of {} GPUs)", k, node.gpus);
+                  if (d.trimmed) label += fmt::format(" with {} GPUs", k);
                   label += fmt::format(" · {} x{}", d.network, d.nics_per_node);
                   if (d.fabric != "auto") label += " · " + d.fabric;
                   if (d.oversubscription > 1) label += fmt::format(" {:g}:1", d.oversubscription);
@@ -130,6 +132,13 @@ DesignSet enumerate_designs(const PlanSpec& plan, const hw::Catalog& catalog) {
 
 std::unique_ptr<topo::Topology> build_topology(const Design& d, long nodes, const hw::Catalog& catalog) {
   topo::ClusterSpec spec = d.base;
+  if (d.trimmed) {
+    // The first GPUs' slots populated; the PCIe tree, NICs and storage as they are.
+    spec.node.gpus = static_cast<int>(d.gpus_per_node);
+    if (spec.node.gpu_parents.size() > static_cast<std::size_t>(d.gpus_per_node)) {
+      spec.node.gpu_parents.resize(static_cast<std::size_t>(d.gpus_per_node));
+    }
+  }
   topo::ClusterOverrides o = d.overrides;
   o.nodes = nodes;
   topo::apply_overrides(spec, o, catalog);

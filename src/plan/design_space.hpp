@@ -20,7 +20,11 @@ struct Design {
   topo::ClusterSpec base;
   topo::ClusterOverrides overrides;  // applied with the node count
   long gpus_per_node = 0;            // GPUs used per server
-  bool partial = false;              // fewer than the server holds: a single server only
+  // Fewer GPUs than the node type holds. A PCIe server is built with only that many (its first
+  // slots populated: a real configuration, at any node count); an NVLink or NVSwitch baseboard
+  // is not sold part-populated, so there the design is one server running on its first GPUs.
+  bool partial = false;  // one server only
+  bool trimmed = false;  // a PCIe server with fewer GPUs
   std::string gpu;
   std::string intra_node;
   std::string network;  // as chosen (or the node's own)

@@ -264,9 +264,9 @@ SearchSpace parse_search(const Fields& f, SearchSpace s) {
 PlanSpec parse_plan(const std::string& text, const std::string& file) {
   const YAML::Node root = parse_yaml(text, file);
   if (!root.IsMap()) throw InputError({file, 1, 1}, "plan", "not a mapping", "a plan file (docs/plan-format.md)");
-  const Fields f(
-      root, file, "",
-      {"name", "description", "objective", "workloads", "limits", "design", "search", "prices", "cloud", "checkpoint", "existing"});
+  const Fields f(root, file, "",
+                 {"name", "description", "objective", "workloads", "limits", "design", "search", "prices", "cloud",
+                  "checkpoint", "existing"});
   PlanSpec p;
   p.file = file;
   p.text = text;
