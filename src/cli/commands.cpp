@@ -10,8 +10,8 @@
 #include "cli/cluster_options.hpp"
 #include "cli/collective_command.hpp"
 #include "cli/pipeline_command.hpp"
-#include "cli/probe_command.hpp"
 #include "cli/plan_command.hpp"
+#include "cli/probe_command.hpp"
 #include "cli/serve_command.hpp"
 #include "cli/train_command.hpp"
 #include "comm/communicator.hpp"
@@ -19,6 +19,7 @@
 #include "core/yaml_fields.hpp"
 #include "report/serving_validation_report.hpp"
 #include "report/table.hpp"
+#include "report/time_to_train_report.hpp"
 #include "report/topo_report.hpp"
 #include "report/training_validation_report.hpp"
 #include "report/validation_report.hpp"
@@ -208,7 +209,8 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   ServeOptions serve_opts;
   serve_opts.add_to(*serve_cmd);
   auto* plan_cmd = app.add_subcommand(
-      "plan", "Choose the architecture: search designs and layouts for a plan's workloads and limits, and recommend one");
+      "plan",
+      "Choose the architecture: search designs and layouts for a plan's workloads and limits, and recommend one");
   PlanOptions plan_opts;
   plan_opts.add_to(*plan_cmd);
 
@@ -230,7 +232,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   std::string validate_catalog;
   validate_cmd->add_option("--format", validate_format, "table | json | csv");
   std::string validate_suite = "all";
-  validate_cmd->add_option("--suite", validate_suite, "all | paths | collectives | training | serving");
+  validate_cmd->add_option("--suite", validate_suite, "all | paths | collectives | training | serving | time-to-train");
   validate_cmd->add_option("--file", validate_file,
                            "A validation YAML file of the --suite's format instead of the built-in set");
   add_catalog_option(*validate_cmd, validate_catalog);
@@ -288,14 +290,23 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     } else if (validate_cmd->parsed()) {
       check_format(validate_format, {"table", "json", "csv"});
       if (validate_suite != "all" && validate_suite != "paths" && validate_suite != "collectives" &&
-          validate_suite != "training" && validate_suite != "serving") {
-        throw InputError({}, "--suite", "got '" + validate_suite + "'", "all, paths, collectives, training, serving");
+          validate_suite != "training" && validate_suite != "serving" && validate_suite != "time-to-train") {
+        throw InputError({}, "--suite", "got '" + validate_suite + "'",
+                         "all, paths, collectives, training, serving, time-to-train");
       }
       if (!validate_file.empty() && validate_suite == "all") {
         throw InputError({}, "--file", "say which suite the file holds", "--suite paths or --suite collectives");
       }
       const hw::Catalog catalog = load_catalog(validate_catalog);
-      if (validate_suite == "serving") {
+      if (validate_suite == "time-to-train") {
+        if (validate_format == "csv")
+          throw InputError({}, "--format", "csv is not offered for time-to-train", "table, json");
+        const auto rows = validate_file.empty() ? validate::builtin_time_to_train_rows()
+                                                : validate::parse_time_to_train_rows(
+                                                      read_text_file(validate_file, "--file"), validate_file);
+        const auto checks = validate::check_time_to_train(rows, catalog);
+        result = validate_format == "json" ? report::time_to_train_json(checks) : report::time_to_train_text(checks);
+      } else if (validate_suite == "serving") {
         if (!validate_file.empty())
           throw InputError({}, "--file", "the serving suite reads its built-in set only", "--suite paths|collectives");
         if (validate_format == "csv") throw InputError({}, "--format", "csv is not offered for serving", "table, json");
