@@ -21,7 +21,9 @@
 #include "plan/price_catalog.hpp"
 #include "plan/recommend.hpp"
 #include "plan/results_store.hpp"
+#include "report/time_to_train_report.hpp"
 #include "test_support.hpp"
+#include "validate/time_to_train_validation.hpp"
 
 namespace {
 
@@ -404,6 +406,22 @@ TEST(PlanFile, CloudPlansPriceGpuHours) {
     EXPECT_NEAR(c["cost_usd"].get<double>(), hourly * c["gpus"].get<double>() * hours,
                 1e-6 * c["cost_usd"].get<double>());
   }
+}
+
+}  // namespace
+
+namespace {
+
+// The planner's time to train against published whole runs (data/validation/time_to_train.yaml).
+// The bound is today's error with room for noise in the search, not a target: the step model is
+// optimistic on these runs (see the issue notes), and a change that makes it worse must show.
+TEST(TimeToTrainValidation, PublishedRunsStayWithinTheBound) {
+  const auto checks =
+      gf::validate::check_time_to_train(gf::validate::builtin_time_to_train_rows(), gf::test::catalog());
+  long evaluated = 0;
+  for (const auto& c : checks) evaluated += c.skipped.empty() ? 1 : 0;
+  EXPECT_GE(evaluated, 10);
+  EXPECT_LT(gf::report::time_to_train_mape(checks), 0.42);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "plan/goodput.hpp"
 #include "plan/training_search.hpp"
 #include "work/model_size.hpp"
+#include "work/mig_profile.hpp"
 #include "work/parallel_layout.hpp"
 #include "work/serving_fleet.hpp"
 
@@ -281,6 +282,20 @@ nlohmann::json evaluate_serving(const PlanInputs& in, const Unit& u) {
     r.kv = w.kv;
     candidates.push_back(r);
   }
+  // MIG instances compete with whole GPUs: a model that fits a slice may need less than a GPU
+  // per replica (each profile at its maximum instance count, as the device plugin's `single`
+  // strategy partitions a GPU). Slices too small for the weights are ruled out by the sizing.
+  const double weight_bytes = work::count_parameters(w.model).total * work::weight_bytes(w.weights);
+  for (const auto& name : work::mig_profile_names(one->gpu_spec())) {
+    const auto profile = work::mig_profile(one->gpu_spec(), name);
+    if (profile.memory_bytes < 1.2 * weight_bytes) continue;  // weights plus a minimal KV cache
+    work::ReplicaSpec r;
+    r.weights = w.weights;
+    r.kv = w.kv;
+    r.mig = name;
+    r.per_gpu = profile.max_instances;
+    candidates.push_back(r);
+  }
   work::LoadSpec load;
   load.input = work::LengthDistribution(w.isl);
   load.output = work::LengthDistribution(w.osl);
@@ -323,7 +338,9 @@ nlohmann::json evaluate_serving(const PlanInputs& in, const Unit& u) {
   j["design"] = fmt::format("{} x {}", nodes, d.label);
   j["nodes"] = nodes;
   j["gpus"] = gpus;
-  j["layout"] = fmt::format("{} x TP{}", chosen.replicas, chosen.replica.tp);
+  j["layout"] = chosen.replica.mig.empty() ? fmt::format("{} x TP{}", chosen.replicas, chosen.replica.tp)
+                                            : fmt::format("{} x MIG {}", chosen.replicas, chosen.replica.mig);
+  if (!chosen.replica.mig.empty()) j["mig"] = chosen.replica.mig;
   j["tp"] = chosen.replica.tp;
   j["replicas"] = chosen.replicas;
   j["replicas_at_average"] = replicas_avg;

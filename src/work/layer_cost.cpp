@@ -1,5 +1,7 @@
 #include "work/layer_cost.hpp"
 
+#include <cmath>
+
 #include <algorithm>
 
 namespace gf::work {
@@ -32,7 +34,19 @@ double gemm_seconds(const ComputeContext& c, double m, double n, double k) {
   if (c.gemm_ceiling > 0) g.ceiling = c.gemm_ceiling;
   const double flops = 2 * m * n * k;
   const double bytes = (m * k + k * n + m * n) * element_bytes(c.precision);
-  const double math = flops / (peak_flops(c) * g.ceiling);
+  // Tile and wave quantization, as the serving model applies it (inference_cost.cpp; NVIDIA's
+  // "Matrix Multiplication Background" guide): the m x n output is cut in 128 x 128 tiles, a
+  // partial tile costs a whole one, and the last wave over the SMs runs part-empty; with fewer
+  // tiles than SMs the library splits K and only the partial tiles are lost. The ceiling is
+  // what a well-shaped GEMM reaches (a shape search's best), so this is the loss on top of it.
+  double quantization = 1;
+  if (const int sm_count = c.efficiency.sm_count(c.gpu); sm_count > 0) {
+    const double sms = static_cast<double>(sm_count);
+    const double tiles = std::ceil(m / 128) * std::ceil(n / 128);
+    const double padded = tiles * 128 * 128 / (m * n);
+    quantization = tiles < sms ? padded : padded * std::ceil(tiles / sms) * sms / tiles;
+  }
+  const double math = flops * quantization / (peak_flops(c) * g.ceiling);
   const double memory = bytes / (c.gpu.memory_bandwidth.value() * c.efficiency.memory_fraction());
   return g.fixed_s + std::max(math, memory);
 }

@@ -46,4 +46,13 @@ MigProfile mig_profile(const hw::GpuSpec& gpu, const std::string& name, const st
                    "a GPU with MIG: A100, H100, H200, B200");
 }
 
+std::vector<std::string> mig_profile_names(const hw::GpuSpec& gpu) {
+  std::vector<std::string> names;
+  for (const auto& g : root()["gpus"]) {
+    if (g["gpu"].Scalar() != gpu.name) continue;
+    for (const auto& p : g["profiles"]) names.push_back(p["name"].Scalar());
+  }
+  return names;
+}
+
 }  // namespace gf::work

@@ -20,5 +20,7 @@ struct MigProfile {
 // The GPU's profile of that name; an InputError naming `flag` and listing the GPU's profiles
 // (or saying the GPU has none in the file).
 MigProfile mig_profile(const hw::GpuSpec& gpu, const std::string& name, const std::string& flag = "--mig");
+// The names of every profile the GPU has, in the file's order (empty: no MIG).
+std::vector<std::string> mig_profile_names(const hw::GpuSpec& gpu);
 
 }  // namespace gf::work
