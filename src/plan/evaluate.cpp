@@ -8,8 +8,8 @@
 #include "plan/cluster_cost.hpp"
 #include "plan/goodput.hpp"
 #include "plan/training_search.hpp"
-#include "work/model_size.hpp"
 #include "work/mig_profile.hpp"
+#include "work/model_size.hpp"
 #include "work/parallel_layout.hpp"
 #include "work/serving_fleet.hpp"
 
@@ -339,8 +339,12 @@ nlohmann::json evaluate_serving(const PlanInputs& in, const Unit& u) {
   j["nodes"] = nodes;
   j["gpus"] = gpus;
   j["layout"] = chosen.replica.mig.empty() ? fmt::format("{} x TP{}", chosen.replicas, chosen.replica.tp)
-                                            : fmt::format("{} x MIG {}", chosen.replicas, chosen.replica.mig);
+                                           : fmt::format("{} x MIG {}", chosen.replicas, chosen.replica.mig);
   if (!chosen.replica.mig.empty()) j["mig"] = chosen.replica.mig;
+  j["replica_layout"] =
+      chosen.replica.mig.empty() ? fmt::format("TP{}", chosen.replica.tp) : "MIG " + chosen.replica.mig;
+  j["peak_rate"] = w.rate * w.peak_factor;
+  j["capacity_rate"] = chosen.replica_rate * static_cast<double>(chosen.replicas);
   j["tp"] = chosen.replica.tp;
   j["replicas"] = chosen.replicas;
   j["replicas_at_average"] = replicas_avg;

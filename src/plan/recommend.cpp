@@ -279,11 +279,11 @@ std::vector<std::string> serving_reasons(const nlohmann::json& chosen,
   std::vector<std::string> r;
   const long replicas = chosen.value("replicas", 0L), avg = chosen.value("replicas_at_average", 0L);
   if (w.peak_factor > 1) {
-    r.push_back(
-        fmt::format("At the average {:g} req/s {} replica(s) of TP{} suffice; the {:g}x peak ({:g} req/s) "
-                    "needs {}: scaling out {:.1f}x carries it, {} GPUs in all.",
-                    w.rate, avg, chosen.value("tp", 0L), w.peak_factor, w.rate * w.peak_factor, replicas,
-                    static_cast<double>(replicas) / static_cast<double>(std::max(1L, avg)), chosen.value("gpus", 0L)));
+    r.push_back(fmt::format(
+        "At the average {:.4g} req/s {} replica{} of {} suffice; the {:g}x peak ({:.4g} req/s) "
+        "needs {}: scaling out {:.1f}x carries it, {} GPUs in all.",
+        w.rate, avg, avg == 1 ? "" : "s", str(chosen, "replica_layout"), w.peak_factor, w.rate * w.peak_factor,
+        replicas, static_cast<double>(replicas) / static_cast<double>(std::max(1L, avg)), chosen.value("gpus", 0L)));
   }
   r.push_back(
       fmt::format("One replica serves {:.3g} req/s within the goals; the fleet's p90 TTFT is {:.0f} ms and p90 "
@@ -410,11 +410,10 @@ nlohmann::json analyse(const PlanSpec& plan, const std::vector<nlohmann::json>& 
     std::string headline;
     if (serving) {
       headline = fmt::format(
-          "{}: {} on {} serves the {:g} req/s peak at ${:.3g} per million output tokens ({} GPUs, "
+          "{}: {} on {} serves the {:.4g} req/s peak (up to {:.4g}) at ${:.3g} per million output tokens ({} GPUs, "
           "{} capital).",
-          name, str(chosen, "layout"), str(chosen, "design"),
-          num(chosen, "replica_rate") * chosen.value("replicas", 0L), num(chosen, "usd_per_mtok"),
-          chosen.value("gpus", 0L), money(num(chosen, "capex_usd")));
+          name, str(chosen, "layout"), str(chosen, "design"), num(chosen, "peak_rate"), num(chosen, "capacity_rate"),
+          num(chosen, "usd_per_mtok"), chosen.value("gpus", 0L), money(num(chosen, "capex_usd")));
     } else {
       headline = fmt::format("{}: {} with {} trains in {} for {} ({} GPUs; {} capital, {:.3g} MWh).", name,
                              str(chosen, "design"), str(chosen, "layout"), days(num(chosen, "time_days")),
