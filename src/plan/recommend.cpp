@@ -404,6 +404,17 @@ nlohmann::json analyse(const PlanSpec& plan, const std::vector<nlohmann::json>& 
     const char* x = serving ? "usd_per_mtok" : "cost_usd";
     const char* y = serving ? "ttft_ms_p" : "time_days";
     for (std::size_t k : pareto(feasible, x, y)) list[feasible_index[k]]["pareto"] = true;
+    // With power as a third objective: no other candidate is at least as good on all three and
+    // better on one (a design that draws less power for a little more time or money stays).
+    for (std::size_t a = 0; a < feasible.size(); ++a) {
+      const double xa = num(*feasible[a], x), ya = num(*feasible[a], y), pa = num(*feasible[a], "power_kw_max");
+      bool dominated = false;
+      for (std::size_t b = 0; b < feasible.size() && !dominated; ++b) {
+        const double xb = num(*feasible[b], x), yb = num(*feasible[b], y), pb = num(*feasible[b], "power_kw_max");
+        dominated = b != a && xb <= xa && yb <= ya && pb <= pa && (xb < xa || yb < ya || pb < pa);
+      }
+      list[feasible_index[a]]["pareto_power"] = !dominated;
+    }
     nlohmann::json& chosen = list[feasible_index[best]];
     chosen["chosen"] = true;
     const auto reasons = reasons_of(chosen, feasible, all, obj);
@@ -583,11 +594,35 @@ std::string plan_csv(const nlohmann::json& a) {
     for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
     return q + "\"";
   };
-  const char* cols[] = {"id",       "workload",      "design",     "layout",   "gpus",      "nodes",
-                        "gpu",      "gpus_per_node", "intra_node", "network",  "fabric",    "oversubscription",
-                        "feasible", "why_not",       "pareto",     "chosen",   "time_days", "time_days_ideal",
-                        "goodput",  "step_s",        "mfu",        "cost_usd", "capex_usd", "energy_mwh",
-                        "power_kw", "usd_per_mtok",  "ttft_ms_p",  "replicas"};
+  const char* cols[] = {"id",
+                        "workload",
+                        "design",
+                        "layout",
+                        "gpus",
+                        "nodes",
+                        "gpu",
+                        "gpus_per_node",
+                        "intra_node",
+                        "network",
+                        "fabric",
+                        "oversubscription",
+                        "feasible",
+                        "why_not",
+                        "pareto",
+                        "pareto_power",
+                        "chosen",
+                        "time_days",
+                        "time_days_ideal",
+                        "goodput",
+                        "step_s",
+                        "mfu",
+                        "cost_usd",
+                        "capex_usd",
+                        "energy_mwh",
+                        "power_kw",
+                        "usd_per_mtok",
+                        "ttft_ms_p",
+                        "replicas"};
   std::string out;
   for (std::size_t i = 0; i < std::size(cols); ++i) {
     if (i) out += ',';
