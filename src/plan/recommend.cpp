@@ -562,7 +562,11 @@ std::string plan_text(const nlohmann::json& a, std::size_t rows) {
       if (str(c, "workload") == str(w, "name") && c.value("feasible", false)) ranked.push_back(&c);
     const Ranking obj{serving, str(p, "objective") == "time"};
     std::sort(ranked.begin(), ranked.end(), [&](const auto* x, const auto* y) { return obj.better(*x, *y); });
-    out += fmt::format("\n{:>4}  {:<52} {:<30} {:>6} ", "rank", "design", "layout", "GPUs");
+    // The layout column as wide as its longest entry, so the numbers line up.
+    std::size_t layout_width = 6;
+    for (std::size_t i = 0; i < std::min(rows, ranked.size()); ++i)
+      layout_width = std::max(layout_width, str(*ranked[i], "layout").size());
+    out += fmt::format("\n{:>4}  {:<52} {:<{}} {:>6} ", "rank", "design", "layout", layout_width, "GPUs");
     out += serving ? fmt::format("{:>10} {:>9} {:>11} {:>8}\n", "$/Mtok", "TTFT p90", "capital", "kW")
                    : fmt::format("{:>9} {:>10} {:>11} {:>6} {:>8}  {}\n", "days", "cost", "capital", "MFU", "goodput",
                                  "pareto");
@@ -570,7 +574,8 @@ std::string plan_text(const nlohmann::json& a, std::size_t rows) {
       const auto& c = *ranked[i];
       std::string design = str(c, "design");
       if (design.size() > 52) design = design.substr(0, 49) + "...";
-      out += fmt::format("{:>4}  {:<52} {:<30} {:>6} ", i + 1, design, str(c, "layout"), c.value("gpus", 0L));
+      out += fmt::format("{:>4}  {:<52} {:<{}} {:>6} ", i + 1, design, str(c, "layout"), layout_width,
+                         c.value("gpus", 0L));
       if (serving) {
         out += fmt::format("{:>10.3g} {:>9.0f} {:>11} {:>8.0f}\n", num(c, "usd_per_mtok"), num(c, "ttft_ms_p"),
                            money(num(c, "capex_usd")), num(c, "power_kw"));
