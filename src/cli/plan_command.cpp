@@ -116,6 +116,14 @@ std::string PlanOptions::run() const {
     }
     return out;
   }
+  if (!report.empty()) {
+    // Fail before the search, not after it: the report's place must be writable.
+    const std::string probe = report + ".tmp";
+    std::ofstream f(probe, std::ios::binary | std::ios::trunc);
+    if (!f) throw InputError({}, "--report", "cannot write '" + report + "'", "a writable file path");
+    f.close();
+    std::filesystem::remove(probe);
+  }
   const hw::Catalog catalog = load_catalog(catalog_dir);
   plan::PlanSpec spec;
   std::vector<nlohmann::json> candidates;
