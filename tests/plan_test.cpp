@@ -425,3 +425,29 @@ TEST(TimeToTrainValidation, PublishedRunsStayWithinTheBound) {
 }
 
 }  // namespace
+
+namespace {
+
+// A model larger than one server's memory is served by replicas spanning servers (pipeline
+// stages of a server's TP group each).
+TEST(PlanCases, ServingSpansServersWhenTheModelDoesNotFitOne) {
+  const auto a = answer_of(gf::plan::parse_plan(R"(name: big
+workloads:
+  - name: big
+    kind: serving
+    model: llama3.1-405b
+    rate: 1
+    slo_ttft_ms: 3000
+    slo_tpot_ms: 150
+design:
+  nodes: [dgx-h100]
+)",
+                                                "inline.yaml"));
+  const auto& c = chosen_of(a, "big");
+  EXPECT_EQ(c["tp"], 8);
+  EXPECT_GE(c["pp"].get<long>(), 2);
+  EXPECT_GE(c["nodes"].get<long>(), 2);
+  EXPECT_NE(c["layout"].get<std::string>().find("PP"), std::string::npos);
+}
+
+}  // namespace

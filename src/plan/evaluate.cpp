@@ -262,10 +262,20 @@ nlohmann::json evaluate_serving(const PlanInputs& in, const Unit& u) {
   const ServingWorkload& w = in.plan.serving[u.workload];
   const Design& d = in.designs.designs[u.design];
   nlohmann::json j = candidate_record(u, w.name);
-  // Replicas live inside one server (TP within the node): one server's topology prices them.
+  // Replicas live inside one server (TP within the node), or, for a model whose weights fill
+  // more than 90% of a whole server's memory, span servers as pipeline stages (TP = the server's
+  // GPUs, PP 2 to 4, vLLM's and TensorRT-LLM's multi-node layout): the smallest cluster that
+  // holds one replica prices them.
+  const double weight_bytes = work::count_parameters(w.model).total * work::weight_bytes(w.weights);
+  std::vector<long> stages{1};
+  {
+    const auto base = build_topology(d, 1, in.catalog);
+    const double server_memory = base->gpu_spec().memory.value() * static_cast<double>(d.gpus_per_node);
+    if (weight_bytes > 0.9 * server_memory) stages = {2, 3, 4};
+  }
   std::unique_ptr<topo::Topology> one;
   try {
-    one = build_topology(d, 1, in.catalog);
+    one = build_topology(d, stages.back(), in.catalog);
   } catch (const InputError& e) {
     put_design(j, d, nullptr);
     j["design"] = d.label;
@@ -274,18 +284,20 @@ nlohmann::json evaluate_serving(const PlanInputs& in, const Unit& u) {
   }
   work::TrainingContext context(*one);
   std::vector<work::ReplicaSpec> candidates;
-  for (long tp : {1L, 2L, 4L, 8L}) {
-    if (tp > d.gpus_per_node || w.model.heads % tp != 0) continue;
-    work::ReplicaSpec r;
-    r.tp = tp;
-    r.weights = w.weights;
-    r.kv = w.kv;
-    candidates.push_back(r);
+  for (long pp : stages) {
+    for (long tp : {1L, 2L, 4L, 8L}) {
+      if (tp > d.gpus_per_node || w.model.heads % tp != 0 || (pp > 1 && tp != d.gpus_per_node)) continue;
+      work::ReplicaSpec r;
+      r.tp = tp;
+      r.pp = pp;
+      r.weights = w.weights;
+      r.kv = w.kv;
+      candidates.push_back(r);
+    }
   }
   // MIG instances compete with whole GPUs: a model that fits a slice may need less than a GPU
   // per replica (each profile at its maximum instance count, as the device plugin's `single`
   // strategy partitions a GPU). Slices too small for the weights are ruled out by the sizing.
-  const double weight_bytes = work::count_parameters(w.model).total * work::weight_bytes(w.weights);
   for (const auto& name : work::mig_profile_names(one->gpu_spec())) {
     const auto profile = work::mig_profile(one->gpu_spec(), name);
     if (profile.memory_bytes < 1.2 * weight_bytes) continue;  // weights plus a minimal KV cache
@@ -338,11 +350,12 @@ nlohmann::json evaluate_serving(const PlanInputs& in, const Unit& u) {
   j["design"] = fmt::format("{} x {}", nodes, d.label);
   j["nodes"] = nodes;
   j["gpus"] = gpus;
-  j["layout"] = chosen.replica.mig.empty() ? fmt::format("{} x TP{}", chosen.replicas, chosen.replica.tp)
-                                           : fmt::format("{} x MIG {}", chosen.replicas, chosen.replica.mig);
   if (!chosen.replica.mig.empty()) j["mig"] = chosen.replica.mig;
-  j["replica_layout"] =
-      chosen.replica.mig.empty() ? fmt::format("TP{}", chosen.replica.tp) : "MIG " + chosen.replica.mig;
+  j["replica_layout"] = !chosen.replica.mig.empty() ? "MIG " + chosen.replica.mig
+                        : chosen.replica.pp > 1     ? fmt::format("TP{} PP{}", chosen.replica.tp, chosen.replica.pp)
+                                                    : fmt::format("TP{}", chosen.replica.tp);
+  j["layout"] = fmt::format("{} x {}", chosen.replicas, j["replica_layout"].get<std::string>());
+  j["pp"] = chosen.replica.pp;
   j["peak_rate"] = w.rate * w.peak_factor;
   j["capacity_rate"] = chosen.replica_rate * static_cast<double>(chosen.replicas);
   j["tp"] = chosen.replica.tp;
