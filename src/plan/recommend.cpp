@@ -33,6 +33,7 @@ std::string percent_change(double a, double b) {  // b relative to a
   const double p = 100 * (b / a - 1);
   return fmt::format("{}{:.0f}%", p >= 0 ? "+" : "", p);
 }
+std::string energy_text(double mwh) { return mwh >= 100 ? fmt::format("{:.0f}", mwh) : fmt::format("{:.3g}", mwh); }
 std::string tokens_text(double t) {
   if (t >= 1e12) return fmt::format("{:g}T", t / 1e12);
   if (t >= 1e9) return fmt::format("{:g}B", t / 1e9);
@@ -426,10 +427,10 @@ nlohmann::json analyse(const PlanSpec& plan, const std::vector<nlohmann::json>& 
           name, str(chosen, "layout"), str(chosen, "design"), num(chosen, "peak_rate"), num(chosen, "capacity_rate"),
           num(chosen, "usd_per_mtok"), chosen.value("gpus", 0L), money(num(chosen, "capex_usd")));
     } else {
-      headline = fmt::format("{}: {} with {} trains in {} for {} ({} GPUs; {} capital, {:.3g} MWh).", name,
+      headline = fmt::format("{}: {} with {} trains in {} for {} ({} GPUs; {} capital, {} MWh).", name,
                              str(chosen, "design"), str(chosen, "layout"), days(num(chosen, "time_days")),
                              money(num(chosen, "cost_usd")), chosen.value("gpus", 0L), money(num(chosen, "capex_usd")),
-                             num(chosen, "energy_mwh"));
+                             energy_text(num(chosen, "energy_mwh")));
     }
     nlohmann::json wj{{"name", name},
                       {"kind", serving ? "serving" : "training"},
