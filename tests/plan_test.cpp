@@ -451,3 +451,25 @@ design:
 }
 
 }  // namespace
+
+namespace {
+
+// Several workloads: each gets its own recommendation, and their choices are checked against the
+// plan's limits together.
+TEST(PlanFile, SeveralWorkloadsAreCheckedTogether) {
+  std::string text = kMinimal;  // its design section comes last: add the second workload before it
+  text.insert(text.find("design:"),
+              "  - name: t2\n    kind: training\n    model: gpt3-1.3b\n    tokens: 26e9\n"
+              "    global_batch: 64\n");
+  // Each workload's cheapest choice is one 8-GPU server, within the limit alone, not together.
+  const auto a = answer_of(gf::plan::parse_plan(text + "limits:\n  max_gpus: 12\n", "inline.yaml"));
+  EXPECT_EQ(a["workloads"].size(), 2u);
+  long chosen = 0;
+  for (const auto& c : a["candidates"]) chosen += c.value("chosen", false) ? 1 : 0;
+  EXPECT_EQ(chosen, 2);
+  const std::string text_out = reasons_text(a);
+  EXPECT_NE(text_out.find("Together the 2 workloads' choices need 16 GPUs"), std::string::npos) << text_out;
+  EXPECT_NE(text_out.find("warning: over the plan's max_gpus 12"), std::string::npos) << text_out;
+}
+
+}  // namespace
