@@ -163,7 +163,9 @@ TEST(PriceCatalog, APlanOverridesAPriceAndTheCapitalFollows) {
 }
 
 TEST(ClusterCost, CountsComeFromTheBuiltFabric) {
-  const auto t = gf::test::preset("dgx-h100", {.nodes = 32});
+  gf::topo::ClusterOverrides thirty_two;
+  thirty_two.nodes = 32;
+  const auto t = gf::test::preset("dgx-h100", thirty_two);
   const auto prices = gf::plan::builtin_prices();
   const auto c = gf::plan::cluster_cost(t, t.gpu_count(), 0, prices);
   EXPECT_EQ(c.gpus, 256);
@@ -359,13 +361,16 @@ TEST(PlanFile, BudgetAndPowerLimitsExcludeWhatTheyShould) {
     }
   }
   ASSERT_GT(two_capex, one_capex);
-  for (const std::string limit : {fmt::format("  budget_usd: {:.0f}\n", (one_capex + two_capex) / 2),
-                                  fmt::format("  power_kw: {:.1f}\n", two_power * 0.9)}) {
+  const std::vector<std::string> limits{fmt::format("  budget_usd: {:.0f}\n", (one_capex + two_capex) / 2),
+                                        fmt::format("  power_kw: {:.1f}\n", two_power * 0.9)};
+  for (const std::string& limit : limits) {
     const auto a = answer_of(gf::plan::parse_plan(std::string(kMinimal) + "limits:\n" + limit, "inline.yaml"));
     EXPECT_EQ(a["counts"]["excluded_by_limits"], 1) << limit;
     for (const auto& c : a["candidates"]) {
       EXPECT_EQ(c["feasible"].get<bool>(), c["nodes"] == 1) << limit;
-      if (c["nodes"] == 2) EXPECT_FALSE(c["why_not"].get<std::string>().empty());
+      if (c["nodes"] == 2) {
+        EXPECT_FALSE(c["why_not"].get<std::string>().empty());
+      }
     }
   }
 }

@@ -268,11 +268,8 @@ nlohmann::json evaluate_serving(const PlanInputs& in, const Unit& u) {
   // holds one replica prices them.
   const double weight_bytes = work::count_parameters(w.model).total * work::weight_bytes(w.weights);
   std::vector<long> stages{1};
-  {
-    const auto base = build_topology(d, 1, in.catalog);
-    const double server_memory = base->gpu_spec().memory.value() * static_cast<double>(d.gpus_per_node);
-    if (weight_bytes > 0.9 * server_memory) stages = {2, 3, 4};
-  }
+  const double server_memory = in.catalog.gpu(d.gpu).memory.value() * static_cast<double>(d.gpus_per_node);
+  if (weight_bytes > 0.9 * server_memory) stages = {2, 3, 4};
   std::unique_ptr<topo::Topology> one;
   try {
     one = build_topology(d, stages.back(), in.catalog);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <type_traits>
 
 #include "core/yaml_fields.hpp"
 #include "data/embedded.hpp"
@@ -30,34 +31,35 @@ std::vector<YAML::Node> list_of(const Fields& f, const char* key) {
   return as_list(n, f.file(), f.field(key));
 }
 
-long whole(const YAML::Node& n, const std::string& file, const std::string& field, long min, long max) {
+// A number item of a list, within [min, max]; long for whole numbers, double otherwise.
+template <typename T>
+T number_item(const YAML::Node& n, const std::string& file, const std::string& field, T min, T max) {
   const std::string s = item_text(n, file, field);
   std::size_t used = 0;
-  long v = 0;
+  T v{};
   try {
-    v = std::stol(s, &used);
+    if constexpr (std::is_integral_v<T>) {
+      v = std::stol(s, &used);
+    } else {
+      v = std::stod(s, &used);
+    }
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used != s.size() || s.empty() || v < min || v > max) {
-    throw InputError(location_of(n, file), field, fmt::format("'{}' is not a whole number from {} to {}", s, min, max));
+  if (used != s.size() || s.empty() || !std::isfinite(static_cast<double>(v)) || v < min || v > max) {
+    throw InputError(
+        location_of(n, file), field,
+        fmt::format("'{}' is not a {} from {} to {}", s, std::is_integral_v<T> ? "whole number" : "number", min, max));
   }
   return v;
 }
 
+long whole(const YAML::Node& n, const std::string& file, const std::string& field, long min, long max) {
+  return number_item<long>(n, file, field, min, max);
+}
+
 double real(const YAML::Node& n, const std::string& file, const std::string& field, double min, double max) {
-  const std::string s = item_text(n, file, field);
-  std::size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(s, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != s.size() || s.empty() || !std::isfinite(v) || v < min || v > max) {
-    throw InputError(location_of(n, file), field, fmt::format("'{}' is not a number from {} to {}", s, min, max));
-  }
-  return v;
+  return number_item<double>(n, file, field, min, max);
 }
 
 bool boolean(const YAML::Node& n, const std::string& file, const std::string& field) {

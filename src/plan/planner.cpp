@@ -32,14 +32,6 @@ std::string model_version() {
   return v;
 }
 
-bool mpi_available() {
-#ifdef GPUFABRIC_HAVE_MPI
-  return true;
-#else
-  return false;
-#endif
-}
-
 PlanRun run_plan(const PlanSpec& plan, const hw::Catalog& catalog, const PriceCatalog& catalog_prices,
                  const PlannerOptions& options) {
   PlanRun run;

@@ -42,7 +42,4 @@ std::string model_version();
 PlanRun run_plan(const PlanSpec& plan, const hw::Catalog& catalog, const PriceCatalog& prices,
                  const PlannerOptions& options);
 
-// Whether this gpufabric was built with MPI.
-bool mpi_available();
-
 }  // namespace gf::plan

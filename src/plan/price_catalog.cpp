@@ -32,44 +32,34 @@ void read_section(const YAML::Node& root, const std::string& file, const char* s
   }
 }
 
-void missing(const std::string& section, const std::string& key) {
-  throw InputError({}, "prices." + section + "." + key, "no price for '" + key + "' in the price catalog",
-                   fmt::format("add it to the plan: prices: {{{}: {{{}: USD}}}}", section, key));
+// The entry `key` of a section, or an InputError naming the plan key that would supply it.
+const Price& find_price(const std::map<std::string, Price>& section, const char* name, const std::string& key) {
+  const auto it = section.find(key);
+  if (it == section.end()) {
+    throw InputError({}, fmt::format("prices.{}.{}", name, key), "no price for '" + key + "' in the price catalog",
+                     fmt::format("add it to the plan: prices: {{{}: {{{}: USD}}}}", name, key));
+  }
+  return it->second;
 }
 
 }  // namespace
 
-const Price& PriceCatalog::gpu(const std::string& name) const {
-  const auto it = gpus.find(name);
-  if (it == gpus.end()) missing("gpus", name);
-  return it->second;
-}
-const Price& PriceCatalog::server(const std::string& form) const {
-  const auto it = servers.find(form);
-  if (it == servers.end()) missing("servers", form);
-  return it->second;
-}
-const Price& PriceCatalog::nic(const std::string& name) const {
-  const auto it = nics.find(name);
-  if (it == nics.end()) missing("nics", name);
-  return it->second;
-}
+const Price& PriceCatalog::gpu(const std::string& name) const { return find_price(gpus, "gpus", name); }
+const Price& PriceCatalog::server(const std::string& form) const { return find_price(servers, "servers", form); }
+const Price& PriceCatalog::nic(const std::string& name) const { return find_price(nics, "nics", name); }
 const Price& PriceCatalog::network_switch(const std::string& name) const {
-  const auto it = switches.find(name);
-  if (it == switches.end()) missing("switches", name);
-  return it->second;
+  return find_price(switches, "switches", name);
 }
+const Price& PriceCatalog::cloud_gpu(const std::string& name) const { return find_price(cloud, "cloud", name); }
 const Price& PriceCatalog::optic(double gbps) const {
   for (const auto& [speed, p] : optics) {
     if (speed + 0.5 >= gbps) return p;
   }
-  if (optics.empty()) missing("optics", fmt::format("{:.0f}", gbps));
+  if (optics.empty()) {
+    throw InputError({}, "prices.optics", "no optics in the price catalog",
+                     "add one to the plan: prices: {optics: {400: USD}}");
+  }
   return optics.rbegin()->second;
-}
-const Price& PriceCatalog::cloud_gpu(const std::string& name) const {
-  const auto it = cloud.find(name);
-  if (it == cloud.end()) missing("cloud", name);
-  return it->second;
 }
 
 PriceCatalog parse_prices(const std::string& text, const std::string& file) {
@@ -92,7 +82,7 @@ PriceCatalog parse_prices(const std::string& text, const std::string& file) {
                      {"form", "gpus", "usd", "power_W", "date", "source", "note", "estimate"});
       const std::string form = f.choice("form", {"nvswitch", "nvlink-mesh", "pcie", "workstation"});
       c.servers[form] = read_price(f, "usd");
-      c.server_slots[form] = f.integer_or("gpus", 1, 64, 8);
+      (void)f.integer_or("gpus", 1, 64, 8);  // the GPU slots the price is for: checked, informative only
     }
   }
   if (root["optics"]) {

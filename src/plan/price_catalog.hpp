@@ -23,9 +23,8 @@ struct Price {
 };
 
 struct PriceCatalog {
-  std::map<std::string, Price> gpus;     // by catalog GPU name
-  std::map<std::string, Price> servers;  // by form: nvswitch, nvlink-mesh, pcie, workstation
-  std::map<std::string, long> server_slots;
+  std::map<std::string, Price> gpus;      // by catalog GPU name
+  std::map<std::string, Price> servers;   // by form: nvswitch, nvlink-mesh, pcie, workstation
   std::map<std::string, Price> nics;      // by catalog NIC name
   std::map<std::string, Price> switches;  // by catalog switch name
   std::map<int, Price> optics;            // by Gb/s: one end of a link
@@ -33,7 +32,6 @@ struct PriceCatalog {
   Price rack;                             // usd per rack; power_w: usable power per rack
   Price electricity;                      // usd: per kWh
   double pue = 1.5;
-  Price cloud_note;
   std::map<std::string, Price> cloud;  // usd per GPU-hour by GPU name
   Price lifetime;                      // usd: years of depreciation
   Price utilisation;                   // usd: average power as a fraction of the maximum

@@ -7,6 +7,7 @@
 
 #include "comm/model.hpp"
 #include "core/error.hpp"
+#include "work/layer_cost.hpp"
 #include "work/mig_profile.hpp"
 #include "work/model_size.hpp"
 
@@ -248,19 +249,8 @@ IterationTime InferenceCost::iteration(const IterationWork& w) {
   const double rate = peak_ * ceiling_;
   const double wb = weight_bytes(r_.weights);
   // A linear layer of n x k weights (this rank's share) on every token of the batch.
-  // Tile and wave quantization (NVIDIA's "Matrix Multiplication Background" performance guide):
-  // a GEMM's output is cut in 128 x 128 tiles, each SM computes one at a time, so a partial tile
-  // costs a whole one and the last wave runs part-empty. `groups` GEMMs of m x n (the experts of a
-  // grouped MoE GEMM) share the waves. Returns the work done over the work needed (>= 1).
-  const double sms = static_cast<double>(std::max(1, sms_));
-  auto quantization = [&](double m, double n, double groups) {
-    if (sms_ <= 0 || m <= 0 || n <= 0) return 1.0;
-    const double tiles = groups * std::ceil(m / 128) * std::ceil(n / 128);
-    const double padded = tiles * 128 * 128 / (groups * m * n);
-    // Fewer tiles than SMs: the library splits K to fill them (split-K, stream-K); only the
-    // partial tiles are lost.
-    return tiles < sms ? padded : padded * std::ceil(tiles / sms) * sms / tiles;
-  };
+  // Tile and wave quantization of each GEMM over the GPU's (or MIG slice's) SMs (layer_cost.hpp).
+  auto quantization = [&](double m, double n, double groups) { return gemm_quantization(m, n, groups, sms_); };
   auto linear = [&](Split& s, double n, double k) {
     s.add(2 * tokens * n * k / rate * quantization(tokens, n, 1), (n * k * wb + tokens * (n + k) * 2.0) / hbm_, fixed_);
   };

@@ -28,24 +28,23 @@ double peak_flops(const ComputeContext& c) {
   return tf * 1e12;
 }
 
+double gemm_quantization(double m, double n, double groups, int sms) {
+  if (sms <= 0 || m <= 0 || n <= 0) return 1.0;
+  const double tiles = groups * std::ceil(m / 128) * std::ceil(n / 128);
+  const double padded = tiles * 128 * 128 / (groups * m * n);
+  const double s = static_cast<double>(sms);
+  return tiles < s ? padded : padded * std::ceil(tiles / s) * s / tiles;
+}
+
 double gemm_seconds(const ComputeContext& c, double m, double n, double k) {
   if (m <= 0 || n <= 0 || k <= 0) return 0;
   GemmModel g = c.efficiency.gemm(c.gpu, c.precision);
   if (c.gemm_ceiling > 0) g.ceiling = c.gemm_ceiling;
   const double flops = 2 * m * n * k;
   const double bytes = (m * k + k * n + m * n) * element_bytes(c.precision);
-  // Tile and wave quantization, as the serving model applies it (inference_cost.cpp; NVIDIA's
-  // "Matrix Multiplication Background" guide): the m x n output is cut in 128 x 128 tiles, a
-  // partial tile costs a whole one, and the last wave over the SMs runs part-empty; with fewer
-  // tiles than SMs the library splits K and only the partial tiles are lost. The ceiling is
-  // what a well-shaped GEMM reaches (a shape search's best), so this is the loss on top of it.
-  double quantization = 1;
-  if (const int sm_count = c.efficiency.sm_count(c.gpu); sm_count > 0) {
-    const double sms = static_cast<double>(sm_count);
-    const double tiles = std::ceil(m / 128) * std::ceil(n / 128);
-    const double padded = tiles * 128 * 128 / (m * n);
-    quantization = tiles < sms ? padded : padded * std::ceil(tiles / sms) * sms / tiles;
-  }
+  // The ceiling is what a well-shaped GEMM reaches (a shape search's best): quantization is the
+  // loss on top of it for this shape.
+  const double quantization = gemm_quantization(m, n, 1, c.efficiency.sm_count(c.gpu));
   const double math = flops * quantization / (peak_flops(c) * g.ceiling);
   const double memory = bytes / (c.gpu.memory_bandwidth.value() * c.efficiency.memory_fraction());
   return g.fixed_s + std::max(math, memory);

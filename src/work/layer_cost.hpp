@@ -21,6 +21,13 @@ struct ComputeContext {
 // Dense peak FLOP/s of the GPU for the precision's matmuls (fp32 training runs TF32).
 double peak_flops(const ComputeContext& c);
 
+// Tile and wave quantization (NVIDIA's "Matrix Multiplication Background" performance guide):
+// `groups` GEMMs of m x n outputs (the experts of a grouped MoE GEMM) cut in 128 x 128 tiles over
+// `sms` SMs; a partial tile costs a whole one and the last wave runs part-empty, and with fewer
+// tiles than SMs the library splits K (split-K, stream-K) so only the partial tiles are lost.
+// Returns the work done over the work needed (>= 1); 1 when the SM count is unknown (0).
+double gemm_quantization(double m, double n, double groups, int sms);
+
 // One GEMM of (m x k) by (k x n): the fixed cost plus the roofline of its FLOPs and bytes.
 double gemm_seconds(const ComputeContext& c, double m, double n, double k);
 // FlashAttention over `heads` heads of `head_dim`, `queries` against `keys` per sequence.
