@@ -4,7 +4,7 @@
 # the plan's HTML report) is optional: where it cannot be installed, that one test is skipped.
 set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config libcli11-dev libyaml-cpp-dev nlohmann-json3-dev libfmt-dev
-          libhwloc-dev hwloc-nox libsqlite3-dev libturbojpeg0-dev zlib1g-dev libopenmpi-dev openmpi-bin
+          libhwloc-dev hwloc-nox libsqlite3-dev libcsv-dev libturbojpeg0-dev zlib1g-dev libopenmpi-dev openmpi-bin
           libgtest-dev libgmock-dev libbenchmark-dev
           clang libclang-rt-dev llvm)  # clang + libFuzzer + llvm-symbolizer: `make fuzz`
 optional=(chromium)  # headless, to render the plan's HTML report in a test

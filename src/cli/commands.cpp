@@ -12,6 +12,7 @@
 #include "cli/pipeline_command.hpp"
 #include "cli/plan_command.hpp"
 #include "cli/probe_command.hpp"
+#include "cli/schedule_command.hpp"
 #include "cli/serve_command.hpp"
 #include "cli/train_command.hpp"
 #include "comm/communicator.hpp"
@@ -214,6 +215,13 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   PlanOptions plan_opts;
   plan_opts.add_to(*plan_cmd);
 
+  auto* schedule_cmd = app.add_subcommand(
+      "schedule",
+      "Place jobs on a shared cluster: replay a trace under placement policies (MIG, sharing, gangs, topology, "
+      "FGD, Tiresias), FGD's fill experiment, MIG packing, elastic serving");
+  ScheduleOptions schedule_opts;
+  schedule_opts.add_to(*schedule_cmd);
+
   auto* probe_cmd = app.add_subcommand(
       "probe", "Measure this machine: memory, storage, CPU decode, GPU copies, NCCL; across nodes with --mpi");
   ProbeOptions probe_opts;
@@ -285,6 +293,8 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
       result = serve_opts.run();
     } else if (plan_cmd->parsed()) {
       result = plan_opts.run();
+    } else if (schedule_cmd->parsed()) {
+      result = schedule_opts.run();
     } else if (probe_cmd->parsed()) {
       result = probe_opts.run();
     } else if (validate_cmd->parsed()) {

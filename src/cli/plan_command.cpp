@@ -1,7 +1,6 @@
 #include "cli/plan_command.hpp"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -10,6 +9,7 @@
 #include <iostream>
 
 #include "cli/cluster_options.hpp"
+#include "cli/output_files.hpp"
 #include "core/error.hpp"
 #include "core/yaml_fields.hpp"
 #include "plan/plan_spec.hpp"
@@ -21,51 +21,6 @@
 
 namespace gf::cli {
 namespace {
-
-// A progress bar on stderr, redrawn at most ten times a second, only when stderr is a terminal.
-class ProgressBar {
-public:
-  explicit ProgressBar(bool on) : on_(on), start_(std::chrono::steady_clock::now()) {}
-  void update(std::size_t done, std::size_t total) {
-    if (!on_) return;
-    const auto now = std::chrono::steady_clock::now();
-    if (done < total && now - last_ < std::chrono::milliseconds(100)) return;
-    last_ = now;
-    const double elapsed = std::chrono::duration<double>(now - start_).count();
-    const double rate = elapsed > 0 ? static_cast<double>(done - first_) / elapsed : 0;
-    const double left = rate > 0 ? static_cast<double>(total - done) / rate : 0;
-    constexpr int kWidth = 30;
-    const int filled =
-        total ? static_cast<int>(kWidth * static_cast<double>(done) / static_cast<double>(total)) : kWidth;
-    std::fprintf(stderr, "\r[%s%s] %zu/%zu candidates  %.1f/s  %d:%02d left ",
-                 std::string(static_cast<std::size_t>(filled), '#').c_str(),
-                 std::string(static_cast<std::size_t>(kWidth - filled), ' ').c_str(), done, total, rate,
-                 static_cast<int>(left) / 60, static_cast<int>(left) % 60);
-    if (done == total) std::fprintf(stderr, "\n");
-    std::fflush(stderr);
-  }
-  void start_at(std::size_t done) { first_ = done; }
-
-private:
-  bool on_;
-  std::chrono::steady_clock::time_point start_, last_;
-  std::size_t first_ = 0;
-};
-
-// Writes `text` to `path` whole or not at all: a temporary file beside it, renamed into place.
-void write_whole(const std::string& path, const std::string& text, const std::string& flag) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw InputError({}, flag, "cannot write '" + path + "'", "a writable file path");
-    f << text;
-    f.flush();
-    if (!f) throw InputError({}, flag, "writing '" + path + "' failed", "a writable file path with space left");
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) throw InputError({}, flag, "cannot write '" + path + "': " + ec.message(), "a writable file path");
-}
 
 plan::PlanSpec load(const std::string& name) {
   if (name.empty()) return plan::builtin_plan(kDefaultPlan);
@@ -118,11 +73,7 @@ std::string PlanOptions::run() const {
   }
   if (!report.empty()) {
     // Fail before the search, not after it: the report's place must be writable.
-    const std::string probe = report + ".tmp";
-    std::ofstream f(probe, std::ios::binary | std::ios::trunc);
-    if (!f) throw InputError({}, "--report", "cannot write '" + report + "'", "a writable file path");
-    f.close();
-    std::filesystem::remove(probe);
+    check_writable(report, "--report");
   }
   const hw::Catalog catalog = load_catalog(catalog_dir);
   plan::PlanSpec spec;
@@ -153,7 +104,7 @@ std::string PlanOptions::run() const {
     po.threads = static_cast<int>(n_threads);
     po.db = db;
     po.mpi = mpi;
-    ProgressBar bar(!quiet && isatty(STDERR_FILENO) != 0);
+    ProgressBar bar(!quiet && stderr_is_terminal(), "candidates");
     po.progress = [&bar](std::size_t done, std::size_t total) { bar.update(done, total); };
     const plan::PlanRun run = plan::run_plan(spec, catalog, prices, po);
     if (!run.root) return {};

@@ -1,5 +1,7 @@
 #include "report/plan_report.hpp"
 
+#include "report/html_escape.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -74,23 +76,7 @@ bool feasible(const json& c) {
 
 constexpr std::string_view kDash = "\u2014";
 
-// Escapes for HTML text and quoted attributes alike, so one function serves both (and SVG, which
-// the HTML parser reads with the same rules).
-std::string esc(std::string_view s) {
-  std::string out;
-  out.reserve(s.size() + s.size() / 8);
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+std::string esc(std::string_view s) { return html_escape(s); }
 
 // Three significant figures, with a k/M/B/T suffix from ten thousand up: axis ticks and table cells
 // stay short, and 3.29M reads faster than 3293000 or 3.29e+06.

@@ -1,0 +1,27 @@
+#pragma once
+// A CSV file as a header and rows, each row with the line it started on, read with libcsv
+// (RFC 4180: quoted fields, embedded commas and quotes). Blank lines are skipped; a row with
+// another number of fields than the header is kept with its count so the caller can say so.
+#include <string>
+#include <vector>
+
+namespace gf::sched {
+
+struct CsvRow {
+  int line = 0;
+  std::vector<std::string> fields;
+};
+
+struct CsvTable {
+  std::string file;
+  std::vector<std::string> header;
+  std::vector<CsvRow> rows;
+  // The header's index of `name`, or -1.
+  [[nodiscard]] int column(const std::string& name) const;
+};
+
+// Throws InputError (file, line) on malformed quoting or an empty file.
+CsvTable parse_csv(const std::string& text, const std::string& file);
+CsvTable read_csv(const std::string& path);
+
+}  // namespace gf::sched
