@@ -131,6 +131,7 @@ void ScheduleOptions::add_to(CLI::App& app) {
   app.add_flag("--list", list, "List the policies");
   app.add_flag("--fill", fill,
                "FGD's experiment: pods arrive in random order, none leave, the unplaceable are dropped");
+  app.add_flag("--no-fill", no_fill, "With --compare: the replay only, without the fill experiment");
   app.add_option("--up-to", up_to,
                  "For --fill: stop when the arrived GPU demand is this multiple of the GPUs (default 1.3)");
   app.add_option("--repeats", repeats, "Seeds for --fill (default 10, the paper's)");
@@ -216,60 +217,79 @@ std::string ScheduleOptions::run() const {
   for (const auto& n : names) policies.push_back(sched::make_policy(n));
   ProgressBar bar(!quiet && stderr_is_terminal(), "runs");
 
-  if (fill) {
-    if (!time_scale.empty() || !target_load.empty())
-      throw InputError({}, "--fill", "given with --time-scale/--target-load (the fill experiment has no time)",
-                       "--fill alone");
-    sched::FillOptions fo;
-    fo.up_to = parse_positive("--up-to", up_to, 10);
-    fo.repeats = static_cast<int>(parse_whole("--repeats", repeats, 1, 1000));
-    fo.seed = static_cast<std::uint64_t>(parse_whole("--seed", seed, 0, 1L << 40));
-    std::vector<sched::FillCurve> curves;
-    // Queue disciplines do not matter here (no pod waits): only policies that place differently.
-    for (std::size_t i = 0; i < policies.size(); ++i) {
-      if (compare && policies[i]->queueing() != sched::Queueing::skip) continue;
-      curves.push_back(sched::fill_experiment(state, t.jobs, *policies[i], fo));
-      bar.update(i + 1, policies.size());
-    }
-    bar.update(policies.size(), policies.size());
-    if (format == "json") return report::fill_json(in, curves, fo.repeats).dump(2) + "\n";
-    if (format == "csv") return report::fill_csv(curves);
-    return report::fill_text(in, curves, fo.repeats);
+  // What to run: the replay (not with --fill), FGD's fill experiment (--fill, and with --compare
+  // unless --no-fill: on a trace like PAI 2023's, whose timing leaves the cluster nearly idle,
+  // the fill is where placement policies differ).
+  const bool do_fill = fill || (compare && !no_fill);
+  bool do_replay = !fill;
+  if (do_replay && !t.timed) {
+    if (!compare)
+      throw InputError({t.file, 1, 0}, "creation_time",
+                       "this pod list has no times (a resampled list): it can only be replayed with --fill",
+                       "--fill, or a list with creation_time, deletion_time and scheduled_time");
+    do_replay = false;
+    in.notes.push_back("the pod list has no times: only the fill experiment runs");
   }
-
-  if (!t.timed)
-    throw InputError({t.file, 1, 0}, "creation_time",
-                     "this pod list has no times (a resampled list): it can only be replayed with --fill",
-                     "--fill, or a list with creation_time, deletion_time and scheduled_time");
+  if (fill && (!time_scale.empty() || !target_load.empty()))
+    throw InputError({}, "--fill", "given with --time-scale/--target-load (the fill experiment has no time)",
+                     "--fill alone");
+  sched::FillOptions fo;
+  fo.up_to = parse_positive("--up-to", up_to, 10);
+  fo.repeats = static_cast<int>(parse_whole("--repeats", repeats, 1, 1000));
+  fo.seed = static_cast<std::uint64_t>(parse_whole("--seed", seed, 0, 1L << 40));
   sched::SimOptions so;
   so.restart_s = parse_positive("--restart", restart, 1e7);
-  const double raw_load = sched::offered_load(t.jobs, state.gpu_count());
   if (!time_scale.empty() && !target_load.empty())
     throw InputError({}, "--target-load", "given with --time-scale", "one of them");
   if (!time_scale.empty()) so.time_scale = parse_positive("--time-scale", time_scale, 1e9);
-  if (!target_load.empty()) {
+  if (do_replay && !target_load.empty()) {
     const double want = parse_positive("--target-load", target_load, 100);
-    if (raw_load <= 0)
-      throw InputError({}, "--target-load", "the trace offers no load to scale", "a trace with durations");
-    so.time_scale = want / raw_load;
+    so.time_scale = sched::time_scale_for_load(t.jobs, state.gpu_count(), want);
+    if (so.time_scale <= 0)
+      throw InputError({}, "--target-load",
+                       fmt::format("no compression of this trace's arrivals offers {:g} (at most {:.3g}: its work sits "
+                                   "in jobs that outlive the arrival window)",
+                                   want, sched::offered_load(t.jobs, state.gpu_count(), 1e9)),
+                       "a lower load, or --time-scale");
   }
-  in.time_scale = so.time_scale;
-  in.offered_load = raw_load * so.time_scale;
+  if (do_replay) {
+    in.time_scale = so.time_scale;
+    in.offered_load = sched::offered_load(t.jobs, state.gpu_count(), so.time_scale);
+  }
+  // Queue disciplines do not matter to the fill (no pod waits): only policies that place
+  // differently run it under --compare.
+  std::vector<const sched::Policy*> fillers;
+  for (const auto& p : policies)
+    if (!compare || p->queueing() == sched::Queueing::skip) fillers.push_back(p.get());
+  const std::size_t units = 1000 * ((do_replay ? policies.size() : 0) + (do_fill ? fillers.size() : 0));
+  std::size_t done = 0;
   std::vector<sched::ScheduleResult> results;
-  for (std::size_t i = 0; i < policies.size(); ++i) {
-    so.progress = [&](double f) {
-      bar.update(static_cast<std::size_t>(1000 * (static_cast<double>(i) + f)), 1000 * policies.size());
-    };
-    results.push_back(sched::simulate(state, t.jobs, *policies[i], so));
+  if (do_replay)
+    for (const auto& p : policies) {
+      so.progress = [&](double f) { bar.update(done + static_cast<std::size_t>(1000 * f), units); };
+      results.push_back(sched::simulate(state, t.jobs, *p, so));
+      done += 1000;
+      bar.update(done, units);
+    }
+  std::vector<sched::FillCurve> curves;
+  if (do_fill)
+    for (const auto* p : fillers) {
+      curves.push_back(sched::fill_experiment(state, t.jobs, *p, fo));
+      done += 1000;
+      bar.update(done, units);
+    }
+  if (!timeline.empty() && do_replay) write_whole(timeline, report::timeline_csv(results), "--timeline");
+  if (!jobs_csv.empty() && do_replay) write_whole(jobs_csv, report::schedule_csv(results, t.jobs), "--jobs-csv");
+  if (!report.empty()) write_whole(report, report::schedule_html(in, results, t.jobs, curves, fo.repeats), "--report");
+  if (format == "json") {
+    nlohmann::json j = do_replay ? report::schedule_json(in, results, t.jobs) : nlohmann::json::object();
+    if (do_fill) j["fill"] = report::fill_json(in, curves, fo.repeats);
+    return j.dump(2) + "\n";
   }
-  bar.update(1000 * policies.size(), 1000 * policies.size());
-  if (!timeline.empty()) write_whole(timeline, report::timeline_csv(results), "--timeline");
-  if (!jobs_csv.empty()) write_whole(jobs_csv, report::schedule_csv(results, t.jobs), "--jobs-csv");
-  if (!report.empty()) write_whole(report, report::schedule_html(in, results, t.jobs), "--report");
-  if (format == "json") return report::schedule_json(in, results, t.jobs).dump(2) + "\n";
-  if (format == "csv") return report::schedule_csv(results, t.jobs);
-  std::string out = report::schedule_text(in, results, t.jobs);
-  if (!timeline.empty()) out += "timeline: " + timeline + "\n";
+  if (format == "csv") return do_replay ? report::schedule_csv(results, t.jobs) : report::fill_csv(curves);
+  std::string out = do_replay ? report::schedule_text(in, results, t.jobs) : "";
+  if (do_fill) out += report::fill_text(in, curves, fo.repeats, !do_replay);
+  if (!timeline.empty()) out += do_replay ? "timeline: " + timeline + "\n" : "timeline: not written (no replay)\n";
   if (!report.empty()) out += "report: " + report + "\n";
   return out;
 }

@@ -15,7 +15,7 @@ struct ScheduleOptions {
   ClusterOptions cluster;
   std::string trace, nodes_file;
   std::string policy = "fgd";
-  bool compare = false, list = false, skip_bad = false, quiet = false, fill = false;
+  bool compare = false, list = false, skip_bad = false, quiet = false, fill = false, no_fill = false;
   std::string up_to = "1.3", repeats = "10", seed = "42";
   std::string time_scale, target_load;
   std::string restart = "60";

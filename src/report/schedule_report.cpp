@@ -22,15 +22,16 @@ std::string grouped(long v) {
   return v < 0 ? "-" + out : out;
 }
 
-std::string dur(double s, long count) { return count > 0 ? human_duration(s) : "-"; }
+std::string dur(double s, long count) { return count == 0 ? "-" : s == 0 ? "0 s" : human_duration(s); }
 
 std::string header(const ScheduleInput& in) {
   std::string out =
       fmt::format("# gpufabric schedule: {} ({}, {} jobs) on {}\n", in.trace, in.format, grouped(in.jobs), in.cluster);
   if (in.offered_load > 0)
-    out += fmt::format("#   offered load {:.1f}% of the GPUs (GPU-seconds asked / capacity x arrival span){}\n",
-                       100 * in.offered_load,
-                       in.time_scale != 1 ? fmt::format(", arrivals compressed {:g}x", in.time_scale) : "");
+    out += fmt::format(
+        "#   offered load {:.1f}% of the GPUs (GPU-seconds its jobs run between the first and last arrival, over the "
+        "GPUs x that span){}\n",
+        100 * in.offered_load, in.time_scale != 1 ? fmt::format(", arrivals compressed {:g}x", in.time_scale) : "");
   for (const auto& n : in.notes) out += "#   note: " + n + "\n";
   if (!in.skipped.empty()) {
     out += fmt::format("#   warning: {} bad rows skipped (--skip-bad):\n", in.skipped.size());
@@ -160,8 +161,9 @@ std::string schedule_csv(const std::vector<sched::ScheduleResult>& results, cons
   return out;
 }
 
-std::string fill_text(const ScheduleInput& in, const std::vector<sched::FillCurve>& curves, int repeats) {
-  std::string out = header(in);
+std::string fill_text(const ScheduleInput& in, const std::vector<sched::FillCurve>& curves, int repeats,
+                      bool with_header) {
+  std::string out = with_header ? header(in) : "";
   out += fmt::format(
       "# fill experiment (FGD, ATC '23): pods arrive in random order (then random copies) on an empty cluster, never "
       "leave;\n#   a pod that fits nowhere is dropped. Unallocated GPUs, % of {} (median of {} seeds) as demand "
@@ -248,8 +250,8 @@ std::string chart(const std::vector<sched::ScheduleResult>& results, const std::
   for (const auto& r : results)
     if (!r.timeline.empty()) t0 = std::min(t0, r.timeline.front().t), t1 = std::max(t1, r.timeline.back().t);
   if (!(t1 > t0) || !(ymax > 0)) return {};
-  std::string svg = fmt::format(R"(<h2>{}</h2><svg viewBox="0 0 {} {}" width="{}" height="{}" role="img">)",
-                                escape(title), kW, kH + kBottom, kW, kH + kBottom);
+  std::string svg = fmt::format(R"(<h2>{}</h2><svg viewBox="0 -12 {} {}" width="{}" height="{}" role="img">)",
+                                escape(title), kW, kH + kBottom + 12, kW, kH + kBottom + 12);
   for (int i = 0; i <= 4; ++i) {
     const double y = kH - kH * i / 4.0;
     svg += fmt::format(
@@ -259,7 +261,7 @@ std::string chart(const std::vector<sched::ScheduleResult>& results, const std::
   for (int i = 0; i <= 5; ++i) {
     const double x = kLeft + (kW - kLeft) * i / 5.0;
     svg += fmt::format(R"(<text x="{:.1f}" y="{}" class="axis mid">{}</text>)", x, kH + 18,
-                       human_duration((t1 - t0) * i / 5.0));
+                       i == 0 ? std::string("0") : human_duration((t1 - t0) * i / 5.0));
   }
   for (std::size_t p = 0; p < results.size(); ++p) {
     const auto& tl = results[p].timeline;
@@ -292,10 +294,50 @@ std::string chart(const std::vector<sched::ScheduleResult>& results, const std::
   return svg + "</p>\n";
 }
 
+// The fill experiment: unallocated GPUs (%) against arrived demand (% of the GPUs), per policy.
+std::string fill_chart(const std::vector<sched::FillCurve>& curves) {
+  constexpr int kW = 900, kH = 260, kLeft = 60, kBottom = 30;
+  static const char* colours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
+                                  "#9467bd", "#8c564b", "#e377c2", "#17becf"};
+  // From the first mark at or above 80% arrived, where the policies part.
+  double x0 = 1e300, x1 = 0, ymax = 0;
+  for (const auto& c : curves)
+    for (const auto& p : c.points)
+      if (p.arrived >= 0.8)
+        x0 = std::min(x0, p.arrived), x1 = std::max(x1, p.arrived), ymax = std::max(ymax, p.unallocated_median);
+  if (!(x1 > x0) || !(ymax > 0)) return {};
+  ymax *= 1.1;
+  std::string svg = fmt::format(
+      R"(<h2>Unallocated GPUs as the cluster fills (FGD's experiment; median of the seeds)</h2><svg viewBox="0 -12 {} {}" width="{}" height="{}" role="img">)",
+      kW, kH + kBottom + 12, kW, kH + kBottom + 12);
+  for (int i = 0; i <= 4; ++i) {
+    const double y = kH - kH * i / 4.0;
+    svg += fmt::format(
+        R"(<line x1="{}" x2="{}" y1="{:.1f}" y2="{:.1f}" class="grid"/><text x="{}" y="{:.1f}" class="axis">{:.3g}%</text>)",
+        kLeft, kW, y, y, kLeft - 4, y + 4, ymax * i / 4.0);
+  }
+  auto x_of = [&](double a) { return kLeft + (kW - kLeft - 20) * (a - x0) / (x1 - x0); };
+  for (const auto& p : curves.front().points)
+    if (p.arrived >= x0)
+      svg += fmt::format(R"(<text x="{:.1f}" y="{}" class="axis mid">{:g}% arrived</text>)", x_of(p.arrived), kH + 18,
+                         100 * p.arrived);
+  for (std::size_t c = 0; c < curves.size(); ++c) {
+    std::string pts;
+    for (const auto& p : curves[c].points)
+      if (p.arrived >= x0) pts += fmt::format("{:.1f},{:.1f} ", x_of(p.arrived), kH - kH * p.unallocated_median / ymax);
+    svg += fmt::format(R"(<polyline points="{}" fill="none" stroke="{}" stroke-width="2"/>)", pts, colours[c % 8]);
+  }
+  svg += "</svg><p class=\"legend\">";
+  for (std::size_t c = 0; c < curves.size(); ++c)
+    svg += fmt::format(R"(<span style="color:{}">&#9632; {}</span> )", colours[c % 8], escape(curves[c].policy));
+  return svg + "</p>\n";
+}
+
 }  // namespace
 
 std::string schedule_html(const ScheduleInput& in, const std::vector<sched::ScheduleResult>& results,
-                          const std::vector<sched::Job>& jobs) {
+                          const std::vector<sched::Job>& jobs, const std::vector<sched::FillCurve>& curves,
+                          int repeats) {
   std::string out =
       "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       R"(<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">)"
@@ -305,14 +347,18 @@ std::string schedule_html(const ScheduleInput& in, const std::vector<sched::Sche
       "padding:1em;overflow-x:auto}.grid{stroke:#ddd}.axis{font-size:11px;fill:#555;text-anchor:end}.mid{text-anchor:"
       "middle}.legend span{margin-right:1.2em;font-weight:600}</style>\n</head>\n<body>\n";
   out += fmt::format("<h1>Scheduling: {} on {}</h1>\n", escape(in.trace), escape(in.cluster));
-  out += "<pre>" + escape(schedule_text(in, results, jobs)) + "</pre>\n";
+  std::string text = results.empty() ? "" : schedule_text(in, results, jobs);
+  if (!curves.empty()) text += fill_text(in, curves, repeats, results.empty());
+  out += "<pre>" + escape(text) + "</pre>\n";
+  if (!curves.empty()) out += fill_chart(curves);
   const double gpus = static_cast<double>(in.gpus);
   double frag_max = 0;
   for (const auto& r : results)
     for (const auto& p : r.timeline) frag_max = std::max(frag_max, p.fragmented_gpus);
   const std::string alloc = chart(results, "GPUs allocated over time (% of the cluster)", 100, "%",
                                   [&](const sched::TimelinePoint& p) { return 100 * p.allocated_gpus / gpus; });
-  out += alloc.empty() ? "<p>No timeline to draw (jobs all arrived and left at one instant).</p>\n" : alloc;
+  if (!results.empty())
+    out += alloc.empty() ? "<p>No timeline to draw (jobs all arrived and left at one instant).</p>\n" : alloc;
   if (frag_max > 0)
     out += chart(results, "Fragmented GPUs over time (FGD's measure under the trace's task mix)", frag_max * 1.1, "",
                  [](const sched::TimelinePoint& p) { return p.fragmented_gpus; });

@@ -32,14 +32,17 @@ nlohmann::json schedule_json(const ScheduleInput& in, const std::vector<sched::S
 // One row per job and policy: name, policy, state, submit, start, end, queue, JCT, slowdown, preemptions.
 std::string schedule_csv(const std::vector<sched::ScheduleResult>& results, const std::vector<sched::Job>& jobs);
 
-std::string fill_text(const ScheduleInput& in, const std::vector<sched::FillCurve>& curves, int repeats);
+// `header`: the input header first (off when it follows the replay table).
+std::string fill_text(const ScheduleInput& in, const std::vector<sched::FillCurve>& curves, int repeats,
+                      bool header = true);
 nlohmann::json fill_json(const ScheduleInput& in, const std::vector<sched::FillCurve>& curves, int repeats);
 std::string fill_csv(const std::vector<sched::FillCurve>& curves);
 
 // A self-contained HTML page (no script): the comparison table and a chart of allocated GPUs over
-// time per policy (from the timelines), and fragmented GPUs beneath.
+// time per policy (from the timelines), fragmented GPUs beneath, and the fill experiment's curve.
 std::string schedule_html(const ScheduleInput& in, const std::vector<sched::ScheduleResult>& results,
-                          const std::vector<sched::Job>& jobs);
+                          const std::vector<sched::Job>& jobs, const std::vector<sched::FillCurve>& curves = {},
+                          int repeats = 0);
 
 // t, then per policy: allocated GPUs, GPUs in use, running, waiting, fragmented GPUs.
 std::string timeline_csv(const std::vector<sched::ScheduleResult>& results);

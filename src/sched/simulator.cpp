@@ -51,15 +51,34 @@ std::string never_fits(const ClusterState& cluster, const Job& j) {
   return fmt::format("the whole cluster holds fewer than {} of its pods at once", j.pods);
 }
 
-double offered_load(const std::vector<Job>& jobs, long gpus) {
-  double first = std::numeric_limits<double>::infinity(), last = 0, work = 0;
+double offered_load(const std::vector<Job>& jobs, long gpus, double time_scale) {
+  double first = std::numeric_limits<double>::infinity(), last = 0;
   for (const auto& j : jobs) {
-    first = std::min(first, j.submit);
-    last = std::max(last, j.submit);
-    work += j.gpu_demand() * j.duration;
+    first = std::min(first, j.submit / time_scale);
+    last = std::max(last, j.submit / time_scale);
   }
   const double span = last - first;
-  return span > 0 && gpus > 0 ? work / (span * static_cast<double>(gpus)) : 0;
+  if (!(span > 0) || gpus <= 0) return 0;
+  double work = 0;
+  for (const auto& j : jobs) {
+    const double start = j.submit / time_scale;
+    double end = start + j.duration;
+    if (j.deadline >= 0) end = std::min(end, j.deadline / time_scale);
+    work += j.gpu_demand() * std::max(0.0, std::min(end, last) - start);
+  }
+  return work / (span * static_cast<double>(gpus));
+}
+
+double time_scale_for_load(const std::vector<Job>& jobs, long gpus, double load) {
+  // The load grows with the compression (short jobs crowd into a shorter window; long ones
+  // already fill it): bisect on the logarithm of the scale.
+  double lo = std::log(1e-3), hi = std::log(1e9);
+  if (offered_load(jobs, gpus, std::exp(hi)) < load) return -1;
+  for (int i = 0; i < 100; ++i) {
+    const double mid = (lo + hi) / 2;
+    (offered_load(jobs, gpus, std::exp(mid)) < load ? lo : hi) = mid;
+  }
+  return std::exp(hi);
 }
 
 namespace {

@@ -102,7 +102,12 @@ ScheduleResult simulate(const ClusterState& cluster, const std::vector<Job>& job
 // Why no node of the cluster, even empty, could take the job; empty when some could.
 std::string never_fits(const ClusterState& cluster, const Job& j);
 
-// The offered GPU load of a trace: GPU-seconds asked for over (capacity x the arrival span).
-double offered_load(const std::vector<Job>& jobs, long gpus);
+// The offered GPU load of a trace over its arrival window (first to last arrival, submit times
+// divided by `time_scale`): the GPU-seconds its jobs would run inside the window if each started
+// on arrival, over the GPUs x the window. (A trace whose work sits in a few long jobs that
+// outlive the window, like PAI 2023's, offers little load however much it is compressed.)
+double offered_load(const std::vector<Job>& jobs, long gpus, double time_scale = 1);
+// The time scale at which the offered load is `load`; negative when no compression reaches it.
+double time_scale_for_load(const std::vector<Job>& jobs, long gpus, double load);
 
 }  // namespace gf::sched
