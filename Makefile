@@ -33,6 +33,8 @@ run: build
 	./$(BUILD)/gpufabric pipeline --preset dgx-a100 --input resnet50-imagenet
 	./$(BUILD)/gpufabric train --preset dgx-h100 --nodes 4 --model llama3.1-8b --tp 2 --sequence-parallel --recompute selective --distributed-optimizer --global-batch 256 --scale 1,2,4,16
 	./$(BUILD)/gpufabric serve --preset dgx-h100 --model llama3.1-70b --tp 8 --precision fp8 --kv-dtype fp8 --isl 1024 --osl 256 --concurrency 64
+	./$(BUILD)/gpufabric schedule --trace data/traces/alibaba-pai-2023/openb_pod_list_default.csv --nodes-file data/traces/alibaba-pai-2023/openb_node_list_gpu_node.csv --compare --repeats 3 --report $(BUILD)/schedule-report.html
+	./$(BUILD)/gpufabric schedule --autoscale data/services/llama3.1-8b-chat.yaml --load diurnal:20
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)

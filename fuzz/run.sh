@@ -16,7 +16,7 @@ shift || true
 build="${FUZZ_BUILD:-build-fuzz}"
 jobs="${FUZZ_JOBS:-$(nproc)}"
 all=(fuzz_cluster fuzz_catalog fuzz_workload fuzz_validation_paths fuzz_validation_collectives fuzz_probe_profile
-     fuzz_nccl_params fuzz_nvbandwidth fuzz_serving_trace fuzz_plan_file)
+     fuzz_nccl_params fuzz_nvbandwidth fuzz_serving_trace fuzz_plan_file fuzz_job_trace fuzz_service)
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=("${all[@]}")
 
@@ -53,6 +53,8 @@ seed() {  # target corpus-dir
     fuzz_nvbandwidth) cp tests/data/nvbandwidth/*.txt "$dir"/ ;;
     fuzz_serving_trace) cp fuzz/seeds/serving_trace/*.csv "$dir"/ ;;
     fuzz_plan_file) cp data/plans/*.yaml data/prices/*.yaml tests/data/plan_*.yaml "$dir"/ ;;
+    fuzz_job_trace) cp fuzz/seeds/job_trace/*.csv "$dir"/ ;;
+    fuzz_service) cp data/services/*.yaml data/services/*.csv "$dir"/ ;;
   esac
   # Inputs that once failed (fixed since), so every run checks them again.
   if [ -d "fuzz/regressions/$t" ]; then cp fuzz/regressions/"$t"/* "$dir"/; fi

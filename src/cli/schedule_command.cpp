@@ -11,9 +11,11 @@
 #include "sched/fill_experiment.hpp"
 #include "sched/load_curve.hpp"
 #include "sched/mig_layout.hpp"
+#include "sched/sharing.hpp"
 #include "sched/simulator.hpp"
 #include "sched/trace_reader.hpp"
 #include "topo/topology.hpp"
+#include "work/model_library.hpp"
 
 namespace gf::cli {
 
@@ -119,6 +121,27 @@ std::string autoscale_run(const ScheduleOptions& o) {
   return sched::autoscale_text(r);
 }
 
+// Time-slicing, MPS and MIG for k replicas of a model on one GPU of the cluster's.
+std::string sharing_run(const ScheduleOptions& o) {
+  const bool has_cluster =
+      !o.cluster.preset.empty() || !o.cluster.cluster_file.empty() || !o.cluster.positional.empty();
+  if (!has_cluster)
+    throw InputError({}, "--share", "needs the cluster whose GPU is shared", "--preset NAME (e.g. dgx-h100)");
+  const hw::Catalog catalog = o.cluster.load_catalog();
+  const topo::Topology t(o.cluster.load_spec(catalog), catalog);
+  work::TrainingContext context(t);
+  sched::SharingRequest r;
+  r.model = work::library_model(o.share);
+  r.jobs = parse_whole("--replicas", o.share_replicas, 1, sched::kMaxClients);
+  r.rate = parse_positive("--rate", o.share_rate, 1e6);
+  r.mig = o.share_mig;
+  r.input = work::LengthDistribution(parse_whole("--isl", o.isl, 1, 1'000'000));
+  r.output = work::LengthDistribution(parse_whole("--osl", o.osl, 1, 1'000'000));
+  const auto report = sched::compare_sharing(context, r);
+  if (o.format == "json") return sched::sharing_json(report).dump(2) + "\n";
+  return sched::sharing_text(report);
+}
+
 }  // namespace
 
 void ScheduleOptions::add_to(CLI::App& app) {
@@ -153,6 +176,14 @@ void ScheduleOptions::add_to(CLI::App& app) {
   app.add_option("--gpu", mig_gpu, "GPU model for --mig-pack (a catalog name with MIG, e.g. a100-sxm4-80gb)");
   app.add_option("--gpus", mig_gpus, "GPUs for --mig-pack (default 1)");
   app.add_option("--mig-strategy", mig_strategy, "single | mixed (the NVIDIA device plugin's; default mixed)");
+  app.add_option("--share", share,
+                 "GPU sharing: k replicas of this model (library name) on one GPU of the cluster, under time-slicing, "
+                 "MPS and MIG");
+  app.add_option("--replicas", share_replicas, "For --share: replicas on the GPU (default 2)");
+  app.add_option("--rate", share_rate, "For --share: Poisson requests/s offered to each replica (default 1)");
+  app.add_option("--mig", share_mig, "For --share: the MIG profile (default: the largest with k instances)");
+  app.add_option("--isl", isl, "For --share: input tokens per request (default 1024)");
+  app.add_option("--osl", osl, "For --share: output tokens per request (default 256)");
   app.add_option("--autoscale", autoscale, "Elastic serving under an HPA: a service file (docs/autoscale-format.md)");
   app.add_option("--load", load, "Load curve for --autoscale: diurnal:AVERAGE_RPS[:PEAK] or a CSV time_s,rate");
 }
@@ -168,6 +199,7 @@ std::string ScheduleOptions::run() const {
   }
   if (!mig_pack.empty()) return mig_pack_text(*this);
   if (!autoscale.empty()) return autoscale_run(*this);
+  if (!share.empty()) return sharing_run(*this);
   if (trace.empty())
     throw InputError({}, "--trace", "no job trace given",
                      "--trace FILE: a PAI 2023 pod list (data/traces/alibaba-pai-2023/openb_pod_list_default.csv) or "

@@ -70,7 +70,7 @@ std::unique_ptr<Policy> make_policy(const std::string& name, const std::string& 
 
 std::vector<std::string> policy_names() {
   // The baselines first, then the topology- and fragmentation-aware ones, then the preemptive.
-  static const std::vector<std::string> order{"fifo",     "first-fit", "best-fit", "random-fit",
+  static const std::vector<std::string> order{"fifo",     "first-fit", "best-fit", "random-fit", "dot-product",
                                               "backfill", "topology",  "fgd",      "tiresias"};
   std::vector<std::string> out;
   for (const auto& n : order)
