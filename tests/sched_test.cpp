@@ -439,3 +439,29 @@ TEST(ScheduleCli, MigPackAndList) {
   ASSERT_EQ(r.code, 0);
   EXPECT_NE(r.out.find("tiresias"), std::string::npos);
 }
+
+TEST(ScheduleCli, ReportsAndThePlannersReportDrawTheTimeline) {
+  const auto tmp = std::filesystem::temp_directory_path();
+  const std::string timeline = (tmp / "gf-sched-tl2.csv").string(), html = (tmp / "gf-sched.html").string(),
+                    plan_html = (tmp / "gf-sched-plan.html").string();
+  const std::string jobs = write_temp("jobs3.csv", "name,submit,duration,gpus\na,0,100,8\nb,10,50,4\nc,20,10,1\n");
+  const std::string ns = write_temp("nodes3.csv", "sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,8,G\n");
+  auto r = test::run_cli(
+      {"schedule", "--trace", jobs, "--nodes-file", ns, "--compare", "--timeline", timeline, "--report", html});
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::ifstream h(html);
+  const std::string page((std::istreambuf_iterator<char>(h)), std::istreambuf_iterator<char>());
+  EXPECT_NE(page.find("GPUs allocated over time"), std::string::npos);
+  EXPECT_NE(page.find("<polyline"), std::string::npos);
+  EXPECT_NE(page.find("Unallocated GPUs as the cluster fills"), std::string::npos);
+  r = test::run_cli({"plan", "case1-pcie-4-vs-8", "--quiet", "--report", plan_html, "--timeline", timeline});
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::ifstream p(plan_html);
+  const std::string plan_page((std::istreambuf_iterator<char>(p)), std::istreambuf_iterator<char>());
+  EXPECT_NE(plan_page.find("Cluster scheduling"), std::string::npos);
+  EXPECT_NE(plan_page.find("GPUs allocated over time"), std::string::npos);
+  // Not a timeline: refused before the search, with the file named.
+  r = test::run_cli({"plan", "case1-pcie-4-vs-8", "--report", plan_html, "--timeline", jobs});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("jobs3.csv"), std::string::npos) << r.err;
+}

@@ -18,6 +18,7 @@
 #include "plan/recommend.hpp"
 #include "plan/results_store.hpp"
 #include "report/plan_report.hpp"
+#include "report/schedule_report.hpp"
 
 namespace gf::cli {
 namespace {
@@ -53,6 +54,8 @@ void PlanOptions::add_to(CLI::App& app) {
   app.add_option("--format", format, "table | json | csv");
   app.add_option("--report", report, "Write a self-contained HTML report to this file");
   app.add_option("--threads", threads, "Threads (default: every core)");
+  app.add_option("--timeline", timeline,
+                 "With --report: a timeline CSV from `gpufabric schedule --timeline`, drawn in the report");
   app.add_option("--rows", rows, "Rows of the ranked table per workload (default 12)");
   add_catalog_option(app, catalog_dir);
 }
@@ -71,6 +74,9 @@ std::string PlanOptions::run() const {
     }
     return out;
   }
+  if (!timeline.empty() && report.empty())
+    throw InputError({}, "--timeline", "given without --report", "--report FILE.html --timeline FILE.csv");
+  if (!timeline.empty()) (void)report::read_timeline_csv(timeline);  // a bad file fails before the search
   if (!report.empty()) {
     // Fail before the search, not after it: the report's place must be writable.
     check_writable(report, "--report");
@@ -113,7 +119,11 @@ std::string PlanOptions::run() const {
     designs = run.designs.designs.size();
   }
   const nlohmann::json answer = plan::analyse(spec, candidates, skipped, designs, version);
-  if (!report.empty()) write_whole(report, report::plan_report_html(answer), "--report");
+  if (!report.empty()) {
+    const std::string extra =
+        timeline.empty() ? std::string() : report::timeline_charts_html(report::read_timeline_csv(timeline), 0);
+    write_whole(report, report::plan_report_html(answer, extra), "--report");
+  }
   if (format == "json") return answer.dump(2) + "\n";
   if (format == "csv") return plan::plan_csv(answer);
   std::string out = plan::plan_text(answer, static_cast<std::size_t>(n_rows));

@@ -16,7 +16,7 @@ struct PlanOptions {
   bool mpi = false;
   bool quiet = false;
   std::string format = "table";
-  std::string report;
+  std::string report, timeline;
   std::string threads = "0";
   std::string rows = "12";
   std::string catalog_dir;

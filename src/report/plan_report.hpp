@@ -20,6 +20,7 @@ inline constexpr long kPlanDrawLimit = 16;
 // the wrong type: that part of the page is left out or shows "—". Throws std::invalid_argument only
 // when `result` is not an object. Every string taken from `result` is HTML-escaped, and the same
 // input gives byte-identical output (no timestamps, no generated ids).
-std::string plan_report_html(const nlohmann::json& result);
+// `extra_html`: sections added before the footer (the scheduling timeline of `plan --timeline`).
+std::string plan_report_html(const nlohmann::json& result, const std::string& extra_html = {});
 
 }  // namespace gf::report

@@ -1,13 +1,17 @@
 #include "report/schedule_report.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <functional>
 #include <map>
 
 #include <fmt/format.h>
 
+#include "core/error.hpp"
 #include "report/html_escape.hpp"
 #include "report/table.hpp"
+#include "sched/csv_table.hpp"
 
 namespace gf::report {
 
@@ -352,19 +356,67 @@ std::string schedule_html(const ScheduleInput& in, const std::vector<sched::Sche
   out += "<pre>" + escape(text) + "</pre>\n";
   if (!curves.empty()) out += fill_chart(curves);
   const double gpus = static_cast<double>(in.gpus);
-  double frag_max = 0;
-  for (const auto& r : results)
-    for (const auto& p : r.timeline) frag_max = std::max(frag_max, p.fragmented_gpus);
-  const std::string alloc = chart(results, "GPUs allocated over time (% of the cluster)", 100, "%",
-                                  [&](const sched::TimelinePoint& p) { return 100 * p.allocated_gpus / gpus; });
-  if (!results.empty())
-    out += alloc.empty() ? "<p>No timeline to draw (jobs all arrived and left at one instant).</p>\n" : alloc;
-  if (frag_max > 0)
-    out += chart(results, "Fragmented GPUs over time (FGD's measure under the trace's task mix)", frag_max * 1.1, "",
-                 [](const sched::TimelinePoint& p) { return p.fragmented_gpus; });
+  if (!results.empty()) out += timeline_charts_html(results, gpus);
   out +=
       "<p>gpufabric schedule. Alibaba PAI 2023 trace: github.com/alibaba/clusterdata (cluster-trace-gpu-v2023); Weng "
       "et al., &ldquo;Beware of Fragmentation&rdquo;, USENIX ATC '23.</p>\n</body>\n</html>\n";
+  return out;
+}
+
+std::string timeline_charts_html(const std::vector<sched::ScheduleResult>& results, double gpus) {
+  double frag_max = 0, alloc_max = 0;
+  for (const auto& r : results)
+    for (const auto& p : r.timeline) {
+      frag_max = std::max(frag_max, p.fragmented_gpus);
+      alloc_max = std::max(alloc_max, p.allocated_gpus);
+    }
+  const std::string alloc = gpus > 0
+                                ? chart(results, "GPUs allocated over time (% of the cluster)", 100, "%",
+                                        [&](const sched::TimelinePoint& p) { return 100 * p.allocated_gpus / gpus; })
+                                : chart(results, "GPUs allocated over time", alloc_max * 1.1, "",
+                                        [](const sched::TimelinePoint& p) { return p.allocated_gpus; });
+  std::string out = alloc.empty() ? "<p>No timeline to draw (everything happened at one instant).</p>\n" : alloc;
+  if (frag_max > 0)
+    out += chart(results, "Fragmented GPUs over time (FGD's measure under the trace's task mix)", frag_max * 1.1, "",
+                 [](const sched::TimelinePoint& p) { return p.fragmented_gpus; });
+  return out;
+}
+
+std::vector<sched::ScheduleResult> read_timeline_csv(const std::string& path) {
+  const sched::CsvTable t = sched::read_csv(path);
+  const std::vector<std::string> want{"policy",  "t_s",     "allocated_gpus", "gpus_in_use",
+                                      "running", "waiting", "fragmented_gpus"};
+  if (t.header != want)
+    throw InputError({path, 1, 0}, "header", "not a timeline written by `gpufabric schedule --timeline`",
+                     join(want, ","));
+  std::vector<sched::ScheduleResult> out;
+  for (const auto& r : t.rows) {
+    if (r.fields.size() != want.size())
+      throw InputError({path, r.line, 0}, "row", fmt::format("{} fields", r.fields.size()), "7 fields");
+    auto number = [&](std::size_t i) {
+      double v = 0;
+      const auto& f = r.fields[i];
+      const auto [p, ec] = std::from_chars(f.data(), f.data() + f.size(), v);
+      if (ec != std::errc() || p != f.data() + f.size() || !std::isfinite(v))
+        throw InputError({path, r.line, 0}, want[i], "'" + f + "' is not a number", "a number");
+      return v;
+    };
+    if (out.empty() || out.back().policy != r.fields[0]) {
+      out.emplace_back();
+      out.back().policy = r.fields[0];
+    }
+    sched::TimelinePoint p;
+    p.t = number(1);
+    p.allocated_gpus = number(2);
+    p.gpus_in_use = static_cast<long>(number(3));
+    p.running = static_cast<long>(number(4));
+    p.waiting = static_cast<long>(number(5));
+    p.fragmented_gpus = number(6);
+    if (!out.back().timeline.empty() && p.t < out.back().timeline.back().t)
+      throw InputError({path, r.line, 0}, "t_s", "time goes backwards", "non-decreasing times per policy");
+    out.back().timeline.push_back(p);
+  }
+  if (out.empty()) throw InputError({path, 0, 0}, "rows", "the timeline is empty", "rows under the header");
   return out;
 }
 

@@ -44,6 +44,12 @@ std::string schedule_html(const ScheduleInput& in, const std::vector<sched::Sche
                           const std::vector<sched::Job>& jobs, const std::vector<sched::FillCurve>& curves = {},
                           int repeats = 0);
 
+// The charts of allocated and fragmented GPUs over time (allocation as % of `gpus`, or in GPUs
+// when it is 0), for the schedule's report and the planner's (`plan --timeline`).
+std::string timeline_charts_html(const std::vector<sched::ScheduleResult>& results, double gpus);
+// A timeline CSV written by `schedule --timeline`, back as per-policy timelines.
+std::vector<sched::ScheduleResult> read_timeline_csv(const std::string& path);
+
 // t, then per policy: allocated GPUs, GPUs in use, running, waiting, fragmented GPUs.
 std::string timeline_csv(const std::vector<sched::ScheduleResult>& results);
 
