@@ -263,7 +263,7 @@ std::string chart(const std::vector<sched::ScheduleResult>& results, const std::
         kLeft, kW, y, y, kLeft - 4, y + 4, ymax * i / 4.0, unit);
   }
   for (int i = 0; i <= 5; ++i) {
-    const double x = kLeft + (kW - kLeft) * i / 5.0;
+    const double x = kLeft + (kW - kLeft - 40) * i / 5.0;
     svg += fmt::format(R"(<text x="{:.1f}" y="{}" class="axis mid">{}</text>)", x, kH + 18,
                        i == 0 ? std::string("0") : human_duration((t1 - t0) * i / 5.0));
   }
@@ -272,23 +272,29 @@ std::string chart(const std::vector<sched::ScheduleResult>& results, const std::
     std::vector<double> sum(kBuckets, 0), span(kBuckets, 0);
     for (std::size_t i = 0; i + 1 < tl.size(); ++i) {
       // Spread each held value over the buckets it covers.
-      double a = tl[i].t, b = tl[i + 1].t;
+      double a = tl[i].t;
+      const double b = tl[i + 1].t;
       const double v = value(tl[i]);
-      while (a < b) {
-        const int k = std::min(kBuckets - 1, static_cast<int>((a - t0) / (t1 - t0) * kBuckets));
-        const double edge = t0 + (t1 - t0) * (k + 1) / kBuckets;
-        const double e = std::min(b, edge > a ? edge : b);
-        sum[static_cast<std::size_t>(k)] += v * (e - a);
-        span[static_cast<std::size_t>(k)] += e - a;
-        a = e;
+      // Walk the buckets by index (recomputing one from a time can land on the same bucket
+      // again through rounding).
+      int k = std::clamp(static_cast<int>((a - t0) / (t1 - t0) * kBuckets), 0, kBuckets - 1);
+      while (a < b && k < kBuckets) {
+        const double edge = k == kBuckets - 1 ? b : t0 + (t1 - t0) * (k + 1) / kBuckets;
+        const double e = std::min(b, edge);
+        if (e > a) {
+          sum[static_cast<std::size_t>(k)] += v * (e - a);
+          span[static_cast<std::size_t>(k)] += e - a;
+          a = e;
+        }
+        ++k;
       }
     }
     std::string pts;
     for (int k = 0; k < kBuckets; ++k) {
       if (span[static_cast<std::size_t>(k)] <= 0) continue;
       const double v = sum[static_cast<std::size_t>(k)] / span[static_cast<std::size_t>(k)];
-      pts +=
-          fmt::format("{:.1f},{:.1f} ", kLeft + (kW - kLeft) * (k + 0.5) / kBuckets, kH - kH * std::min(1.0, v / ymax));
+      pts += fmt::format("{:.1f},{:.1f} ", kLeft + (kW - kLeft - 40) * (k + 0.5) / kBuckets,
+                         kH - kH * std::min(1.0, v / ymax));
     }
     svg += fmt::format(R"(<polyline points="{}" fill="none" stroke="{}" stroke-width="1.5"/>)", pts, colours[p % 8]);
   }
