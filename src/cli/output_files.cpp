@@ -20,10 +20,17 @@ void ProgressBar::update(std::size_t done, std::size_t total) {
   const double left = rate > 0 ? static_cast<double>(total - done) / rate : 0;
   constexpr int kWidth = 30;
   const int filled = total ? static_cast<int>(kWidth * static_cast<double>(done) / static_cast<double>(total)) : kWidth;
-  std::fprintf(stderr, "\r[%s%s] %zu/%zu %s  %.1f/s  %d:%02d left ",
-               std::string(static_cast<std::size_t>(filled), '#').c_str(),
-               std::string(static_cast<std::size_t>(kWidth - filled), ' ').c_str(), done, total, unit_.c_str(), rate,
-               static_cast<int>(left) / 60, static_cast<int>(left) % 60);
+  if (unit_.empty()) {
+    std::fprintf(stderr, "\r[%s%s] %3.0f%%  %d:%02d left ", std::string(static_cast<std::size_t>(filled), '#').c_str(),
+                 std::string(static_cast<std::size_t>(kWidth - filled), ' ').c_str(),
+                 total ? 100.0 * static_cast<double>(done) / static_cast<double>(total) : 100.0,
+                 static_cast<int>(left) / 60, static_cast<int>(left) % 60);
+  } else {
+    std::fprintf(stderr, "\r[%s%s] %zu/%zu %s  %.1f/s  %d:%02d left ",
+                 std::string(static_cast<std::size_t>(filled), '#').c_str(),
+                 std::string(static_cast<std::size_t>(kWidth - filled), ' ').c_str(), done, total, unit_.c_str(), rate,
+                 static_cast<int>(left) / 60, static_cast<int>(left) % 60);
+  }
   if (done == total) std::fprintf(stderr, "\n");
   std::fflush(stderr);
 }

@@ -7,7 +7,8 @@
 namespace gf::cli {
 
 // A progress bar on stderr, redrawn at most ten times a second, only when `on` (stderr is a
-// terminal and --quiet was not given).
+// terminal and --quiet was not given). Counts `unit` done of the total and their rate, or with
+// an empty unit the percentage only (for work measured in fractions of runs).
 class ProgressBar {
 public:
   ProgressBar(bool on, std::string unit) : on_(on), unit_(std::move(unit)), start_(std::chrono::steady_clock::now()) {}

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "cli/output_files.hpp"
@@ -14,6 +15,7 @@
 #include "sched/sharing.hpp"
 #include "sched/simulator.hpp"
 #include "sched/trace_reader.hpp"
+#include "sched/training_runtime.hpp"
 #include "topo/topology.hpp"
 #include "work/model_library.hpp"
 
@@ -238,16 +240,27 @@ std::string ScheduleOptions::run() const {
   const sched::ClusterState state(std::move(nodes));
   in.gpus = state.gpu_count();
   if (state.gpu_count() == 0) throw InputError({}, "--nodes-file", "the cluster has no GPUs", "nodes with GPUs");
-  for (const auto& j : t.jobs)
-    if (j.training)
-      throw InputError({t.file, j.line, 0}, "model",
-                       "training workloads need the training model's runtime, which this build does not wire in yet",
-                       "a duration column");
+  // Training workloads: their run time comes from the training model on the GPUs they get, which
+  // needs the cluster's topology.
+  std::unique_ptr<sched::TrainingRuntime> runtime;
+  if (const auto it = std::find_if(t.jobs.begin(), t.jobs.end(), [](const sched::Job& j) { return j.training; });
+      it != t.jobs.end()) {
+    if (!topology)
+      throw InputError({t.file, it->line, 0}, "model",
+                       "a training workload needs a cluster built from a preset or cluster file (its links price the "
+                       "job), not a node list",
+                       "--preset NAME --nodes N [--fabric ...], or a duration column");
+    sched::TrainingRuntime::fill_durations(*topology, t.jobs, t.file);
+    runtime = std::make_unique<sched::TrainingRuntime>(*topology, t.jobs, state.nodes(), t.file);
+    in.notes.push_back(
+        "training jobs run as fast as the training model says for the GPUs they get, beside the "
+        "training jobs sharing their nodes or leaf switches");
+  }
 
   std::vector<std::string> names = compare ? sched::policy_names() : std::vector<std::string>{policy};
   std::vector<std::unique_ptr<sched::Policy>> policies;
   for (const auto& n : names) policies.push_back(sched::make_policy(n));
-  ProgressBar bar(!quiet && stderr_is_terminal(), "runs");
+  ProgressBar bar(!quiet && stderr_is_terminal(), "");
 
   // What to run: the replay (not with --fill), FGD's fill experiment (--fill, and with --compare
   // unless --no-fill: on a trace like PAI 2023's, whose timing leaves the cluster nearly idle,
@@ -270,6 +283,7 @@ std::string ScheduleOptions::run() const {
   fo.repeats = static_cast<int>(parse_whole("--repeats", repeats, 1, 1000));
   fo.seed = static_cast<std::uint64_t>(parse_whole("--seed", seed, 0, 1L << 40));
   sched::SimOptions so;
+  so.runtime = runtime.get();
   so.restart_s = parse_positive("--restart", restart, 1e7);
   if (!time_scale.empty() && !target_load.empty())
     throw InputError({}, "--target-load", "given with --time-scale", "one of them");

@@ -36,6 +36,20 @@ std::vector<std::vector<long>> concurrent_groups(const std::vector<std::vector<l
   return out;
 }
 
+// The global GPUs of these ranks: placement[r] for rank r, or r itself when no placement is
+// given (the ranks on the cluster's first GPUs).
+std::vector<long> on_gpus(std::vector<long> ranks, const std::vector<long>& placement) {
+  if (!placement.empty())
+    for (long& r : ranks) r = placement[static_cast<std::size_t>(r)];
+  return ranks;
+}
+
+std::vector<std::vector<long>> on_gpus(std::vector<std::vector<long>> groups, const std::vector<long>& placement) {
+  if (!placement.empty())
+    for (auto& g : groups) g = on_gpus(std::move(g), placement);
+  return groups;
+}
+
 // The share of the GPU's SMs a collective's kernel holds: one CTA per channel
 // (data/compute/efficiency.yaml, comm_sm_use). 0 where the file has no SM count for the GPU.
 double sm_share(const topo::Topology& t, int channels) {
@@ -72,7 +86,7 @@ DdpStep fully_sharded(TrainingContext& cache, const ParallelLayout& l, const Tra
                       const BackgroundJob* other_job) {
   const topo::Topology& t = cache.topology();
   const long per_node = t.gpus_per_node();
-  const auto all = gradient_groups(l, o.order);
+  const auto all = on_gpus(gradient_groups(l, o.order), o.placement);
   std::vector<std::vector<long>> shards;
   std::vector<long> replicas;  // the representative shard's peers on the other nodes
   if (o.memory.sharding == Sharding::fsdp_hybrid) {
@@ -130,12 +144,27 @@ TrainResult train_step(const topo::Topology& t, const ModelSpec& m, const TrainO
 TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOptions& o) {
   const topo::Topology& t = cache.topology();
   const ParallelLayout& l = o.layout;
-  const long gpus = o.gpus > 0 ? o.gpus : t.gpu_count();
+  const bool placed = !o.placement.empty();
+  const long gpus = placed ? static_cast<long>(o.placement.size()) : o.gpus > 0 ? o.gpus : t.gpu_count();
   refuse(gpus > t.gpu_count(), "--gpus", fmt::format("{} GPUs asked for; the cluster has {}", gpus, t.gpu_count()),
          "at most the cluster's GPUs");
-  refuse(gpus > t.gpus_per_node() && gpus % t.gpus_per_node() != 0, "--gpus",
-         fmt::format("{} GPUs do not fill whole {}-GPU nodes", gpus, t.gpus_per_node()),
-         "a multiple of the GPUs per node, or at most one node's");
+  if (placed) {
+    // A placement may leave parts of nodes (a scheduler's choice); it must name distinct GPUs.
+    refuse(o.gpus > 0 && o.gpus != gpus, "--gpus",
+           fmt::format("{} GPUs asked for, but the placement names {}", o.gpus, gpus), "as many GPUs as the placement");
+    std::vector<long> sorted = o.placement;
+    std::sort(sorted.begin(), sorted.end());
+    refuse(sorted.front() < 0 || sorted.back() >= t.gpu_count(), "placement",
+           fmt::format("GPU {} is not in the cluster's {}", sorted.front() < 0 ? sorted.front() : sorted.back(),
+                       t.gpu_count()),
+           fmt::format("global GPU indices 0 to {}", t.gpu_count() - 1));
+    refuse(std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end(), "placement", "names a GPU twice",
+           "one rank per GPU");
+  } else {
+    refuse(gpus > t.gpus_per_node() && gpus % t.gpus_per_node() != 0, "--gpus",
+           fmt::format("{} GPUs do not fill whole {}-GPU nodes", gpus, t.gpus_per_node()),
+           "a multiple of the GPUs per node, or at most one node's");
+  }
   refuse(l.gpus() != gpus, "--dp",
          fmt::format("TP {} x PP {} x DP {} x CP {} = {} GPUs, but the cluster has {}", l.tp, l.pp, l.dp, l.cp,
                      l.gpus(), gpus),
@@ -190,7 +219,8 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
   }
   const std::string dtype = o.memory.precision == Precision::fp32 ? "float" : "bfloat16";
   // The groups the representative GPU 0 belongs to.
-  const comm::Communicator* tp_group = l.tp > 1 ? &cache.communicator(group_of(l, o.order, Axis::tp, 0)) : nullptr;
+  const comm::Communicator* tp_group =
+      l.tp > 1 ? &cache.communicator(on_gpus(group_of(l, o.order, Axis::tp, 0), o.placement)) : nullptr;
   auto tp_collective_s = [&](double bytes) {
     // An all-reduce; with sequence parallelism a reduce-scatter and an all-gather moving the same.
     if (tp_group == nullptr || bytes <= 0) return 0.0;
@@ -206,7 +236,8 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
     // Ring attention: each of CP - 1 steps passes a key/value chunk to the next CP rank while
     // the attention core works on the one it holds (Transformer Engine's context parallelism);
     // backward passes the chunk and its gradient. Only what the core does not cover shows.
-    const std::vector<long> cp_ring = l.cp > 1 ? group_of(l, o.order, Axis::cp, 0) : std::vector<long>{};
+    const std::vector<long> cp_ring =
+        l.cp > 1 ? on_gpus(group_of(l, o.order, Axis::cp, 0), o.placement) : std::vector<long>{};
     auto cp_exposed = [&](const TransformerLayerCost& c) {
       if (cp_ring.size() < 2 || c.cp_chunk_bytes <= 0) return std::pair{0.0, 0.0};
       const double step =
@@ -217,7 +248,8 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
     };
     // Expert parallelism: dispatch and combine all-to-alls in each MoE layer's forward and again
     // in its backward, in the critical path.
-    const comm::Communicator* ep_group = l.ep > 1 ? &cache.communicator(group_of(l, o.order, Axis::ep, 0)) : nullptr;
+    const comm::Communicator* ep_group =
+        l.ep > 1 ? &cache.communicator(on_gpus(group_of(l, o.order, Axis::ep, 0), o.placement)) : nullptr;
     auto dispatch_s = [&](const TransformerLayerCost& c) {
       if (ep_group == nullptr || c.dispatch_bytes <= 0) return 0.0;
       return cache.collective(*ep_group, comm::Op::alltoall, c.dispatch_bytes, dtype).time.value();
@@ -272,7 +304,7 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
     // packed into one server when TP x CP x DP is smaller than it are joined by NVLink or
     // PCIe, the next pair may cross the network), else the first.
     if (l.pp > 1) {
-      const auto stages = group_of(l, o.order, Axis::pp, 0);
+      const auto stages = on_gpus(group_of(l, o.order, Axis::pp, 0), o.placement);
       const double bytes =
           tokens * h * (o.memory.precision == Precision::fp32 ? 4 : 2) / (l.sequence_parallel ? l.tp : 1);
       const long per_node = t.gpus_per_node();
@@ -327,9 +359,17 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
   if (o.background_bytes > 0) {
     refuse(gpus >= t.gpu_count() || t.gpu_count() - gpus < 2, "--background", "no GPUs are left for another job",
            "--gpus N with at least two of the cluster's GPUs left over");
-    refuse((t.gpu_count() - gpus) % t.gpus_per_node() != 0 && gpus > t.gpus_per_node(), "--background",
-           "the GPUs left over do not fill whole nodes", "--gpus N leaving whole nodes");
-    for (long g = gpus; g < t.gpu_count(); ++g) background.gpus.push_back(g);
+    if (placed) {
+      // The GPUs the placement leaves, wherever they are.
+      std::vector<bool> mine(static_cast<std::size_t>(t.gpu_count()), false);
+      for (long g : o.placement) mine[static_cast<std::size_t>(g)] = true;
+      for (long g = 0; g < t.gpu_count(); ++g)
+        if (!mine[static_cast<std::size_t>(g)]) background.gpus.push_back(g);
+    } else {
+      refuse((t.gpu_count() - gpus) % t.gpus_per_node() != 0 && gpus > t.gpus_per_node(), "--background",
+             "the GPUs left over do not fill whole nodes", "--gpus N leaving whole nodes");
+      for (long g = gpus; g < t.gpu_count(); ++g) background.gpus.push_back(g);
+    }
     background.op = o.background_op;
     background.bytes = o.background_bytes;
     out.assumptions.push_back(fmt::format("another job on the {} GPUs left runs {} of {:.3g} MB back to back",
@@ -344,9 +384,9 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
   if (reduces && full_shard) {
     s = fully_sharded(cache, l, o, layers, out, d.optimizer_s, other_job);
   } else if (reduces) {
-    const auto& shape = cache.layout_groups(l, o.order, [&] {
+    const auto& shape = cache.layout_groups(l, o.order, o.placement, [&] {
       TrainingContext::LayoutGroups g;
-      g.gradient = gradient_groups(l, o.order);
+      g.gradient = on_gpus(gradient_groups(l, o.order), o.placement);
       g.concurrent = concurrent_groups(g.gradient, t.gpus_per_node());
       return g;
     });

@@ -29,6 +29,10 @@ struct TrainOptions {
   MemoryOptions memory;
   long global_batch = 0;  // sequences (samples) per step; 0: micro batch x DP
   long gpus = 0;          // the job's GPUs: the first ones of the cluster, node by node; 0: all
+  // Where the ranks run, when not on the first GPUs: rank r (numbered in `order`) on global GPU
+  // placement[r], so that a scheduler's placement (spread over nodes and leaf switches) is
+  // priced on the links it really uses. Empty: rank r on GPU r.
+  std::vector<long> placement;
   // Simulate every data-parallel group's every bucket in one flow graph (slow: the reference
   // the closed-form schedule is tested against) instead of the closed form.
   bool full_graph = false;

@@ -55,16 +55,20 @@ public:
   // The gradient-reduction groups of a layout (every data-parallel group joined with its
   // context-parallel peers) and those of them that share a node with the first one (their
   // traffic meets its traffic on NICs and PCIe switches): built by `make` once per layout shape
-  // (TP, PP, DP, CP, EP and rank order) and reused, since a planner times hundreds of layouts
-  // of one shape (micro-batches, recomputation, sharding) and the groups are O(GPUs) to build.
+  // (TP, PP, DP, CP, EP, rank order and the ranks' GPUs, `placement`, empty when rank r is on
+  // GPU r) and reused, since a planner times hundreds of layouts of one shape (micro-batches,
+  // recomputation, sharding) and the groups are O(GPUs) to build.
   struct LayoutGroups {
     std::vector<std::vector<long>> gradient;
     std::vector<std::vector<long>> concurrent;
   };
   template <typename Make>
-  const LayoutGroups& layout_groups(const ParallelLayout& l, const RankOrder& order, Make make) {
+  const LayoutGroups& layout_groups(const ParallelLayout& l, const RankOrder& order, const std::vector<long>& placement,
+                                    Make make) {
     std::vector<long> key{l.tp, l.pp, l.dp, l.cp, l.ep};
     for (const Axis a : order.inner_to_outer) key.push_back(static_cast<long>(a));
+    if (!placement.empty()) key.push_back(-1);  // no axis is -1: keeps the two parts apart
+    key.insert(key.end(), placement.begin(), placement.end());
     auto it = groups_.find(key);
     if (it == groups_.end()) it = groups_.emplace(std::move(key), make()).first;
     return it->second;
