@@ -34,6 +34,7 @@ run: build
 	./$(BUILD)/gpufabric train --preset dgx-h100 --nodes 4 --model llama3.1-8b --tp 2 --sequence-parallel --recompute selective --distributed-optimizer --global-batch 256 --scale 1,2,4,16
 	./$(BUILD)/gpufabric serve --preset dgx-h100 --model llama3.1-70b --tp 8 --precision fp8 --kv-dtype fp8 --isl 1024 --osl 256 --concurrency 64
 	./$(BUILD)/gpufabric schedule --trace data/traces/alibaba-pai-2023/openb_pod_list_default.csv --nodes-file data/traces/alibaba-pai-2023/openb_node_list_gpu_node.csv --compare --repeats 3 --report $(BUILD)/schedule-report.html
+	./$(BUILD)/gpufabric schedule --trace data/traces/examples/training-mix.csv --preset dgx-h100 --nodes 24 --fabric fat-tree --oversubscription 7 --compare --no-fill
 	./$(BUILD)/gpufabric schedule --autoscale data/services/llama3.1-8b-chat.yaml --load diurnal:20
 
 test: build

@@ -7,6 +7,8 @@
 #include "sched/fill_experiment.hpp"
 #include "sched/simulator.hpp"
 #include "sched/trace_reader.hpp"
+#include "sched/training_runtime.hpp"
+#include "topo/cluster_loader.hpp"
 
 namespace {
 
@@ -56,5 +58,37 @@ void BM_Schedule_FillOneSeed(benchmark::State& state) {
   state.SetLabel(fill_policies[state.range(0)]);
 }
 BENCHMARK(BM_Schedule_FillOneSeed)->DenseRange(0, 4)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+namespace {
+
+// Training jobs whose run time the training model gives for their placement, beside the jobs
+// sharing their leaf uplinks (data/traces/examples/training-mix.csv: 120 jobs on 24 DGX H100
+// under a 7:1 tapered fat-tree), every policy; each iteration builds a fresh runtime (cold caches).
+void BM_Schedule_TrainingMix(benchmark::State& state) {
+  static const gf::hw::Catalog catalog = gf::hw::Catalog::builtin();
+  auto spec = gf::topo::load_preset("dgx-h100", catalog);
+  gf::topo::ClusterOverrides o;
+  o.nodes = 24;
+  o.fabric = gf::topo::FabricKind::fat_tree;
+  o.oversubscription = 7;
+  gf::topo::apply_overrides(spec, o, catalog);
+  const gf::topo::Topology t(spec, catalog);
+  auto trace =
+      gf::sched::read_trace(std::string(GPUFABRIC_SOURCE_DIR) + "/data/traces/examples/training-mix.csv", false);
+  gf::sched::TrainingRuntime::fill_durations(t, trace.jobs);
+  const gf::sched::ClusterState c(gf::sched::nodes_from_topology(t));
+  const auto policy = gf::sched::make_policy(kPolicies[state.range(0)]);
+  for (auto _ : state) {
+    gf::sched::TrainingRuntime runtime(t, trace.jobs, c.nodes());
+    gf::sched::SimOptions so;
+    so.runtime = &runtime;
+    const auto r = gf::sched::simulate(c, trace.jobs, *policy, so);
+    benchmark::DoNotOptimize(r.metrics.jct_s.mean);
+  }
+  state.SetLabel(kPolicies[state.range(0)]);
+}
+BENCHMARK(BM_Schedule_TrainingMix)->DenseRange(0, 7)->Unit(benchmark::kMillisecond);
 
 }  // namespace
