@@ -465,3 +465,24 @@ TEST(ScheduleCli, ReportsAndThePlannersReportDrawTheTimeline) {
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("jobs3.csv"), std::string::npos) << r.err;
 }
+
+TEST(Schedule, MigRequestsThatARecutWouldPlaceAreNamed) {
+  // One A100: 1g instances at slices 0 and 4 (the second placed where first fit puts it after
+  // 1g at 1-3 came and went) block a 3g; re-cutting would place it.
+  std::vector<Node> ns = nodes(1, 1);
+  ns[0].model = "a100-sxm4-80gb";
+  ns[0].mig_table = mig_table("a100-sxm4-80gb");
+  std::vector<Job> jobs;
+  for (int i = 0; i < 5; ++i) {
+    Job j = job("small" + std::to_string(i), 0, i == 0 || i == 4 ? 1000 : 10, 0);
+    j.pod.mig = "1g.10gb";
+    jobs.push_back(j);
+  }
+  Job big = job("big", 20, 10, 0);
+  big.pod.mig = "3g.40gb";
+  jobs.push_back(big);
+  const auto r = run(ns, jobs, "first-fit");
+  EXPECT_GE(r.jobs[5].start, 1000);  // it waits for the long 1g instances
+  EXPECT_NE(r.jobs[5].reconfigure.find("re-created"), std::string::npos) << r.jobs[5].reconfigure;
+  EXPECT_EQ(r.metrics.mig_recut, 1);
+}

@@ -96,6 +96,14 @@ std::string schedule_text(const ScheduleInput& in, const std::vector<sched::Sche
       "#   expected fragmentation under the trace's task mix; stranded: free GPUs while a job that would fit by count\n"
       "#   waits; JCT = end - submit of completed jobs; queue = first start - submit; slowdown: run time over the\n"
       "#   job's duration at its best placement (placement, shared links, preemption restarts)\n";
+  // MIG requests that a reconfiguration would have placed sooner.
+  for (const auto& r : results)
+    if (r.metrics.mig_recut > 0) {
+      std::size_t first = 0;
+      while (first < r.jobs.size() && r.jobs[first].reconfigure.empty()) ++first;
+      out += fmt::format("# {}: {} MIG requests waited that re-cutting a GPU would have placed (e.g. {}: {})\n",
+                         r.policy, r.metrics.mig_recut, jobs[first].name, r.jobs[first].reconfigure);
+    }
   // Jobs no node could ever run: named, with the reason (the first few).
   if (!results.empty()) {
     long shown = 0;
@@ -132,6 +140,7 @@ nlohmann::json schedule_json(const ScheduleInput& in, const std::vector<sched::S
                      {"never_started", m.never_started},
                      {"unschedulable", m.unschedulable},
                      {"preemptions", m.preemptions},
+                     {"mig_requests_a_recut_would_place", m.mig_recut},
                      {"makespan_s", m.makespan_s},
                      {"simulation_s", m.wall_s}};
     nlohmann::json unsched = nlohmann::json::array();

@@ -295,7 +295,10 @@ private:
 
   bool start(std::size_t j, double now) {
     auto placed = place(cluster_, j, now);
-    if (!placed) return false;
+    if (!placed) {
+      if (!jobs_[j].pod.mig.empty() && out_.jobs[j].reconfigure.empty()) out_.jobs[j].reconfigure = recut_hint(j);
+      return false;
+    }
     begin(j, now, std::move(*placed));
     return true;
   }
@@ -315,6 +318,24 @@ private:
     }
     running_.push_back(j);
     schedule_end(j, now);
+  }
+
+  // A MIG request that waits although a GPU would take it if its instances were re-created at
+  // other starts (which needs them idle): which GPU, and what is on it.
+  std::string recut_hint(std::size_t j) const {
+    const PodRequest& p = jobs_[j].pod;
+    for (int n = 0; n < static_cast<int>(cluster_.nodes().size()); ++n) {
+      const Node& node = cluster_.node(n);
+      if (!node.mig_table || !cluster_.host_fits(n, p)) continue;
+      const auto* prof = node.mig_table->find(p.mig);
+      if (!prof) continue;
+      const int profile = static_cast<int>(prof - node.mig_table->profiles.data());
+      for (std::size_t g = 0; g < node.gpus.size(); ++g)
+        if (node.gpus[g].mig && node.gpus[g].mig->fits_after_repack(profile))
+          return fmt::format("{} GPU {} would take it if its instances ({}) were re-created at other starts", node.name,
+                             g, describe(*node.mig_table, node.gpus[g].mig->instances()));
+    }
+    return {};
   }
 
   std::vector<std::pair<std::size_t, const Placement*>> neighbours(std::size_t j) const {
@@ -543,6 +564,7 @@ private:
       first = std::min(first, o.submit);
       m.preemptions += o.preemptions;
       if (o.state == JobState::unschedulable) ++m.unschedulable;
+      if (!o.reconfigure.empty()) ++m.mig_recut;
       if (o.state == JobState::cancelled) {
         ++m.cancelled;
         if (o.start < 0) ++m.never_started;

@@ -59,6 +59,9 @@ struct JobOutcome {
   int preemptions = 0;
   Placement placement;  // the last one
   std::string why;      // unschedulable: which part of the request no node has
+  // A MIG request that waited while re-cutting some GPU (its instances idle) would have placed
+  // it: the first such GPU met.
+  std::string reconfigure;
 };
 
 struct TimelinePoint {
@@ -77,6 +80,7 @@ struct Distribution {
 
 struct ScheduleMetrics {
   long jobs = 0, completed = 0, cancelled = 0, unschedulable = 0, never_started = 0, preemptions = 0;
+  long mig_recut = 0;  // MIG requests that waited where re-cutting a GPU would have placed them
   double makespan_s = 0;
   // Time averages are over the arrival window (first to last arrival).
   double allocation = 0;       // time-averaged allocated share of the GPUs
