@@ -124,6 +124,10 @@ TEST(Csv, QuotedFieldsAndLineNumbers) {
   const std::string e = test::input_error([] { parse_csv("a,b\n1,\"open\n", "bad.csv"); });
   EXPECT_NE(e.find("bad.csv"), std::string::npos) << e;
   EXPECT_NE(test::input_error([] { parse_csv("", "empty.csv"); }).find("empty"), std::string::npos);
+  // Not UTF-8: refused at its line (fields reach JSON output, which must be UTF-8).
+  const std::string u = test::input_error([] { parse_csv("a,b\n1,\xff\n", "latin1.csv"); });
+  EXPECT_NE(u.find("latin1.csv:2"), std::string::npos) << u;
+  EXPECT_NE(u.find("UTF-8"), std::string::npos) << u;
 }
 
 TEST(Trace, ReadsThePaiFormatAndNamesBadRows) {

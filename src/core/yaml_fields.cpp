@@ -49,19 +49,28 @@ std::size_t invalid_utf8_at(std::string_view text) {
   return std::string_view::npos;
 }
 
-YAML::Node parse_yaml(const std::string& text, const std::string& file) {
-  auto where = [&](std::size_t at) -> SourceLocation {
-    const int line =
-        1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
-    const std::size_t line_start = at == 0 ? std::string::npos : text.rfind('\n', at - 1);
-    const std::size_t first = line_start == std::string::npos ? 0 : line_start + 1;
-    return {file, line, static_cast<int>(at - first) + 1};  // column in bytes
-  };
+namespace {
+
+SourceLocation location_of(const std::string& text, const std::string& file, std::size_t at) {
+  const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+  const std::size_t line_start = at == 0 ? std::string::npos : text.rfind('\n', at - 1);
+  const std::size_t first = line_start == std::string::npos ? 0 : line_start + 1;
+  return {file, line, static_cast<int>(at - first) + 1};  // column in bytes
+}
+
+}  // namespace
+
+void require_utf8(const std::string& text, const std::string& file) {
   if (const std::size_t at = invalid_utf8_at(text); at != std::string_view::npos) {
-    throw InputError(where(at), "",
+    throw InputError(location_of(text, file, at), "",
                      fmt::format("byte 0x{:02x} is not valid UTF-8", static_cast<unsigned char>(text[at])),
                      "UTF-8 text (save the file as UTF-8)");
   }
+}
+
+YAML::Node parse_yaml(const std::string& text, const std::string& file) {
+  auto where = [&](std::size_t at) { return location_of(text, file, at); };
+  require_utf8(text, file);
   // YAML allows no control characters but tab, line feed and carriage return (a NUL byte also
   // derails yaml-cpp's reader into text that is not UTF-8).
   const auto control = std::find_if(text.begin(), text.end(), [](char ch) {

@@ -22,6 +22,10 @@ YAML::Node parse_yaml(const std::string& text, const std::string& file);
 // (the option or key that named it), saying why (no such file, name too long, a directory, ...).
 std::string read_text_file(const std::string& path, const std::string& field);
 
+// Text that is not valid UTF-8 is an InputError at the first bad byte's line and column (for the
+// CSV readers: their strings reach JSON output too).
+void require_utf8(const std::string& text, const std::string& file);
+
 // The byte offset of the first byte that does not belong to a well-formed UTF-8 sequence
 // (overlong forms, surrogates and code points past U+10FFFF included), or npos.
 std::size_t invalid_utf8_at(std::string_view text);

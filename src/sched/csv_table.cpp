@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/yaml_fields.hpp"
 
 namespace gf::sched {
 
@@ -35,6 +36,7 @@ std::string trim(const std::string& s) {
 }  // namespace
 
 CsvTable parse_csv(const std::string& text, const std::string& file) {
+  require_utf8(text, file);  // every field may reach JSON output
   csv_parser p;
   if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_EMPTY_IS_NULL) != 0)
     throw std::runtime_error("libcsv: csv_init failed");

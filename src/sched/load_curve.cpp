@@ -105,6 +105,7 @@ bool parse_double(std::string s, double& v) {
 }  // namespace
 
 LoadCurve parse_load_curve(const std::string& text, const std::string& file) {
+  require_utf8(text, file);  // rows are quoted in errors, which reach JSON output
   std::vector<LoadPoint> pts;
   int line_no = 0;
   std::size_t pos = 0;
