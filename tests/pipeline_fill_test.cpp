@@ -24,22 +24,47 @@ TEST(PipelineFill, NvlsChunkFollowsNcclRules) {
   const Communicator c(t, 0);
   // 16 channels x 1 head on one node: 128 KiB from 128 MiB (64 x 16 x 128K) up, 64K below,
   // 32K below 8 MiB, 16K below 1 MiB.
-  EXPECT_EQ(pipeline_shape(c, Algo::nvls, Proto::simple, 256 * MiB).chunk_bytes, 128 * KiB);
-  EXPECT_EQ(pipeline_shape(c, Algo::nvls, Proto::simple, 128 * MiB).chunk_bytes, 128 * KiB);
-  EXPECT_EQ(pipeline_shape(c, Algo::nvls, Proto::simple, 16 * MiB).chunk_bytes, 64 * KiB);
-  EXPECT_EQ(pipeline_shape(c, Algo::nvls, Proto::simple, 1 * MiB).chunk_bytes, 32 * KiB);
-  EXPECT_EQ(pipeline_shape(c, Algo::nvls, Proto::simple, 512 * KiB).chunk_bytes, 16 * KiB);
-  EXPECT_EQ(pipeline_shape(c, Algo::nvls, Proto::simple, 1 * MiB).pipelines, 16);
+  EXPECT_EQ(pipeline_shape(c, Op::all_reduce, Algo::nvls, Proto::simple, 256 * MiB).chunk_bytes, 128 * KiB);
+  EXPECT_EQ(pipeline_shape(c, Op::all_reduce, Algo::nvls, Proto::simple, 128 * MiB).chunk_bytes, 128 * KiB);
+  EXPECT_EQ(pipeline_shape(c, Op::all_reduce, Algo::nvls, Proto::simple, 16 * MiB).chunk_bytes, 64 * KiB);
+  EXPECT_EQ(pipeline_shape(c, Op::all_reduce, Algo::nvls, Proto::simple, 1 * MiB).chunk_bytes, 32 * KiB);
+  EXPECT_EQ(pipeline_shape(c, Op::all_reduce, Algo::nvls, Proto::simple, 512 * KiB).chunk_bytes, 16 * KiB);
+  EXPECT_EQ(pipeline_shape(c, Op::all_reduce, Algo::nvls, Proto::simple, 1 * MiB).pipelines, 16);
 }
 
 TEST(PipelineFill, RingsAndLineProtocolsHaveNone) {
   const auto t = preset("dgx-h100", nodes(2));
   const Communicator c(t, 0);
-  EXPECT_EQ(pipeline_fill(c, Algo::ring, Proto::simple, 1024 * MiB, Seconds(1e-3)).value(), 0.0);
-  EXPECT_EQ(pipeline_fill(c, Algo::nvls_tree, Proto::ll, 64 * MiB, Seconds(1e-3)).value(), 0.0);
+  EXPECT_EQ(pipeline_fill(c, Op::all_reduce, Algo::ring, Proto::simple, 1024 * MiB, Seconds(1e-3)).value(), 0.0);
+  EXPECT_EQ(pipeline_fill(c, Op::all_reduce, Algo::nvls_tree, Proto::ll, 64 * MiB, Seconds(1e-3)).value(), 0.0);
   const auto one = preset("dgx-h100");
   const Communicator node(one, 0);
-  EXPECT_EQ(pipeline_fill(node, Algo::tree, Proto::ll128, 64 * MiB, Seconds(1e-3)).value(), 0.0);
+  EXPECT_EQ(pipeline_fill(node, Op::all_reduce, Algo::tree, Proto::ll128, 64 * MiB, Seconds(1e-3)).value(), 0.0);
+}
+
+// A ring with LL128 stores and forwards its chunk at each network step on its critical path:
+// NCCL's count, 2 (nodes - 1) for all_reduce and nodes - 1 for all_gather, one chunk time
+// each, where a chunk time is the data time over the ring's steps. Inside a node it has none.
+TEST(PipelineFill, RingLl128AddsAChunkPerNetworkStep) {
+  const auto t = preset("dgx-h100", nodes(4));
+  const Communicator c(t, 0);
+  const Seconds data(1e-3);
+  const double size = 16 * MiB;
+  const auto ar = pipeline_shape(c, Op::all_reduce, Algo::ring, Proto::ll128, size);
+  ASSERT_GT(ar.pipelines, 0);
+  EXPECT_EQ(ar.serial_stages, 6);  // 2 x (4 - 1)
+  // 32 ranks: a rank's share of a channel per ring step, under one LL128 step's 576,000 bytes.
+  EXPECT_NEAR(ar.chunk_bytes, size / (32.0 * static_cast<double>(ar.pipelines)), 1e-6);
+  EXPECT_NEAR(pipeline_fill(c, Op::all_reduce, Algo::ring, Proto::ll128, size, data).value(), 6 * 1e-3 / 62, 1e-12);
+  const auto ag = pipeline_shape(c, Op::all_gather, Algo::ring, Proto::ll128, size);
+  EXPECT_EQ(ag.serial_stages, 3);
+  EXPECT_NEAR(pipeline_fill(c, Op::all_gather, Algo::ring, Proto::ll128, size, data).value(), 3 * 1e-3 / 31, 1e-12);
+  // Messages larger than a step per rank and channel loop: the chunk stays within a step.
+  EXPECT_LE(pipeline_shape(c, Op::all_reduce, Algo::ring, Proto::ll128, 4096 * MiB).chunk_bytes, 576000.0);
+  const auto one = preset("dgx-h100");
+  const Communicator node(one, 0);
+  EXPECT_EQ(pipeline_fill(node, Op::all_reduce, Algo::ring, Proto::ll128, size, data).value(), 0.0);
+  EXPECT_EQ(pipeline_fill(c, Op::broadcast, Algo::ring, Proto::ll128, size, data).value(), 0.0);
 }
 
 // Across nodes NCCL's proxy sends an LL128 step only once all its lines are written: each
@@ -47,7 +72,7 @@ TEST(PipelineFill, RingsAndLineProtocolsHaveNone) {
 TEST(PipelineFill, TreeLl128StoresAndForwardsAcrossTheNetwork) {
   const auto t = preset("dgx-h100", nodes(2));
   const Communicator c(t, 0);
-  const auto shape = pipeline_shape(c, Algo::tree, Proto::ll128, 16 * MiB);
+  const auto shape = pipeline_shape(c, Op::all_reduce, Algo::tree, Proto::ll128, 16 * MiB);
   EXPECT_EQ(shape.depth, 2);  // 2 x log2(2 nodes)
   // NCCL's chunk: 576,000 data bytes per LL128 step, halved while a channel would get fewer
   // than (1 + 1 + 0.8) x 64 / 8 = 22.4 chunks, stopping at 128 KiB or below.
@@ -56,7 +81,8 @@ TEST(PipelineFill, TreeLl128StoresAndForwardsAcrossTheNetwork) {
   const double chunks = std::ceil(16 * MiB / static_cast<double>(shape.pipelines) / shape.chunk_bytes);
   const Seconds data(1e-3);
   // In flight: 2 x depth - 1 = 3 chunks (fewer than NCCL_STEPS).
-  EXPECT_NEAR(pipeline_fill(c, Algo::tree, Proto::ll128, 16 * MiB, data).value(), 3 * 1e-3 / chunks, 1e-12);
+  EXPECT_NEAR(pipeline_fill(c, Op::all_reduce, Algo::tree, Proto::ll128, 16 * MiB, data).value(), 3 * 1e-3 / chunks,
+              1e-12);
 }
 
 TEST(PipelineFill, IsNcclStepsChunksOnceThePipelineIsLong) {
@@ -64,9 +90,10 @@ TEST(PipelineFill, IsNcclStepsChunksOnceThePipelineIsLong) {
   const Communicator c(t, 0);
   // 1 GiB over 16 pipelines of 128 KiB chunks = 512 chunks each: the fill is 8 of them.
   const Seconds data(4e-3);
-  EXPECT_NEAR(pipeline_fill(c, Algo::nvls, Proto::simple, 1024 * MiB, data).value(), 4e-3 * 8 / 512, 1e-12);
+  EXPECT_NEAR(pipeline_fill(c, Op::all_reduce, Algo::nvls, Proto::simple, 1024 * MiB, data).value(), 4e-3 * 8 / 512,
+              1e-12);
   // 1 MiB = 2 chunks of 32 KiB per pipeline: no more than the chunks there are.
-  EXPECT_NEAR(pipeline_fill(c, Algo::nvls, Proto::simple, 1 * MiB, data).value(), 4e-3, 1e-12);
+  EXPECT_NEAR(pipeline_fill(c, Op::all_reduce, Algo::nvls, Proto::simple, 1 * MiB, data).value(), 4e-3, 1e-12);
 }
 
 TEST(PipelineFill, ShrinksRelativeToTheMessageAsItGrows) {
@@ -75,7 +102,8 @@ TEST(PipelineFill, ShrinksRelativeToTheMessageAsItGrows) {
   double last = 1e9;
   for (double size = 4 * MiB; size <= 16 * 1024 * MiB; size *= 4) {
     const Seconds data(size / 250e9);
-    const double share = pipeline_fill(c, Algo::nvls_tree, Proto::simple, size, data).value() / data.value();
+    const double share =
+        pipeline_fill(c, Op::all_reduce, Algo::nvls_tree, Proto::simple, size, data).value() / data.value();
     EXPECT_LE(share, last + 1e-12) << size;
     last = share;
   }
@@ -86,12 +114,13 @@ TEST(PipelineFill, ATreeOfTwoHoldsOneChunkInFlight) {
   // Two nodes, one GPU each: a chunk goes up one hop and down one, so one chunk of fill.
   const auto t = preset("dgx-h100", nodes(2));
   const Communicator c(t, 2);
-  const auto s = pipeline_shape(c, Algo::tree, Proto::simple, 16 * MiB);
+  const auto s = pipeline_shape(c, Op::all_reduce, Algo::tree, Proto::simple, 16 * MiB);
   ASSERT_GT(s.pipelines, 0);
   EXPECT_EQ(s.depth, 1);
   const double chunks = 16 * MiB / static_cast<double>(s.pipelines) / s.chunk_bytes;
   const Seconds data(1e-3);
-  EXPECT_NEAR(pipeline_fill(c, Algo::tree, Proto::simple, 16 * MiB, data).value(), 1e-3 / chunks, 1e-12);
+  EXPECT_NEAR(pipeline_fill(c, Op::all_reduce, Algo::tree, Proto::simple, 16 * MiB, data).value(), 1e-3 / chunks,
+              1e-12);
 }
 
 TEST(PipelineFill, PredictionAddsItToLatencyAndData) {

@@ -92,10 +92,10 @@ TEST(CollectiveValidation, RowsAreCitedAndCoverTheSizeBands) {
 
 // Issue 10's accuracy targets on the repository's core set (independent rows; calibration and
 // excluded rows left out): >= 64 MiB at most 10% MAPE and <= 64 KiB at most 20%, both met. Its
-// 64 KiB-64 MiB target (15%) is not met yet (17.2%; multi-node 22%): that group holds a
+// 64 KiB-64 MiB target (15%) is not met yet (15.6%; multi-node 19.0%): that group holds a
 // regression bound, as do the sub-bands. The off-path set (clouds, HPC centres, workstations) is
-// far from any target; its bounds only keep it from getting worse (the README lists the rows it
-// misses).
+// far from any target; its bounds only keep it from getting worse (every row it misses by more
+// than 50% says why: KnownMissesAreExactlyTheRowsBeyondTheBound).
 TEST(CollectiveValidation, ErrorStaysWithinTheIssuesTargets) {
   const auto checks = validate::check_collectives(validate::builtin_collective_rows(), gf::test::catalog());
   std::map<std::string, double> mape;
@@ -104,11 +104,32 @@ TEST(CollectiveValidation, ErrorStaysWithinTheIssuesTargets) {
   EXPECT_LE(mape.at(">=64MiB"), 0.10);
   EXPECT_LT(mape.at(">=64MiB single node"), 0.09);
   EXPECT_LT(mape.at(">=64MiB multi-node"), 0.13);
-  EXPECT_LT(mape.at("64KiB-64MiB"), 0.18);
+  EXPECT_LT(mape.at("64KiB-64MiB"), 0.165);
   EXPECT_LT(mape.at("64KiB-64MiB single node"), 0.13);
-  EXPECT_LT(mape.at("64KiB-64MiB multi-node"), 0.23);
+  EXPECT_LT(mape.at("64KiB-64MiB multi-node"), 0.20);
   EXPECT_LT(mape.at("off-path all"), 1.15);
   EXPECT_LT(mape.at("off-path >=64MiB"), 0.65);
+}
+
+// Issue 10: "every row within 50% or explained". A row the model misses by more than the bound
+// must carry its known_miss (what the model lacks, or what the run did differently), and a row
+// within it must not keep a stale one: a model change that moves a row across the bound fails
+// here until its explanation is written or removed.
+TEST(CollectiveValidation, KnownMissesAreExactlyTheRowsBeyondTheBound) {
+  const auto checks = validate::check_collectives(validate::builtin_collective_rows(), gf::test::catalog());
+  std::size_t explained = 0;
+  for (const auto& c : checks) {
+    if (!c.row.excluded.empty()) continue;
+    const bool beyond = std::fabs(c.error) > validate::kKnownMissBound;
+    EXPECT_EQ(beyond, !c.row.known_miss.empty())
+        << c.row.id << " error " << c.error << (beyond ? ": no known_miss" : ": stale known_miss");
+    if (beyond) ++explained;
+  }
+  EXPECT_GT(explained, 0U);
+  // The text report lists them with their reasons.
+  const std::string text = report::collectives_text(checks);
+  EXPECT_NE(text.find("0 not explained) and why:"), std::string::npos);
+  EXPECT_EQ(text.find("NOT EXPLAINED"), std::string::npos);
 }
 
 TEST(CollectiveValidation, AnUnknownForcedAlgorithmIsAnInputError) {

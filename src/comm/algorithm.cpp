@@ -88,8 +88,9 @@ int CollectiveAlgorithm::channels(const Communicator& c) const {
   return n;
 }
 
-PipelineShape CollectiveAlgorithm::pipeline_shape(const Communicator& /*c*/, Proto /*p*/, double /*size*/) const {
-  return {};  // rings, PAT, point-to-point: no fill (see pipeline_fill.hpp)
+PipelineShape CollectiveAlgorithm::pipeline_shape(const Communicator& /*c*/, Op /*op*/, Proto /*p*/,
+                                                  double /*size*/) const {
+  return {};  // PAT, point-to-point: no fill (see pipeline_fill.hpp)
 }
 
 double CollectiveAlgorithm::nccl_algbw_ratio(Op op, long /*ranks*/) const {

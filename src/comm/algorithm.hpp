@@ -106,8 +106,8 @@ public:
     return channels(c);
   }
 
-  // Chunk pipeline with protocol `p` (pipelines = 0: no fill).
-  [[nodiscard]] virtual PipelineShape pipeline_shape(const Communicator& c, Proto p, double size) const;
+  // Chunk pipeline of `op` with protocol `p` (pipelines = 0: no fill).
+  [[nodiscard]] virtual PipelineShape pipeline_shape(const Communicator& c, Op op, Proto p, double size) const;
 
   // NCCL's tuner (tuning.cc). Bus-to-algorithm bandwidth ratio.
   [[nodiscard]] virtual double nccl_algbw_ratio(Op op, long ranks) const;

@@ -267,7 +267,7 @@ Timing time_of(const Communicator& c, const CollectiveRequest& req, Algo a, Prot
   DataTimes own(c, req.op, req.size, flow, req.root);
   DataTimes& d = shared != nullptr ? *shared : own;
   t.data = Seconds(d.get(a, wire_shape(c, req, a, p)));
-  t.fill = pipeline_fill(c, a, p, req.size, t.data);
+  t.fill = pipeline_fill(c, req.op, a, p, req.size, t.data);
   return t;
 }
 

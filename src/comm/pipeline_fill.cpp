@@ -8,14 +8,17 @@
 
 namespace gf::comm {
 
-PipelineShape pipeline_shape(const Communicator& c, Algo algo, Proto proto, double size) {
+PipelineShape pipeline_shape(const Communicator& c, Op op, Algo algo, Proto proto, double size) {
   if (c.ranks() < 2 || size <= 0) return {};
-  return algorithm(algo).pipeline_shape(c, proto, size);
+  return algorithm(algo).pipeline_shape(c, op, proto, size);
 }
 
-Seconds pipeline_fill(const Communicator& c, Algo algo, Proto proto, double size, Seconds data_time) {
-  const PipelineShape s = pipeline_shape(c, algo, proto, size);
+Seconds pipeline_fill(const Communicator& c, Op op, Algo algo, Proto proto, double size, Seconds data_time) {
+  const PipelineShape s = pipeline_shape(c, op, algo, proto, size);
   if (s.pipelines <= 0 || s.chunk_bytes <= 0 || data_time.value() <= 0) return Seconds(0);
+  if (s.serial_stages > 0 && s.stream_chunks > 0)
+    return Seconds(std::min(static_cast<double>(s.serial_stages), s.stream_chunks) * data_time.value() /
+                   s.stream_chunks);
   const double per_pipeline = size / static_cast<double>(s.pipelines);
   const double chunks = std::ceil(per_pipeline / s.chunk_bytes);
   const double chunk_time = data_time.value() / chunks;

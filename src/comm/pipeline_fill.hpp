@@ -11,7 +11,8 @@
 // smaller messages (its own rules, reproduced here), which is why the published curves climb
 // slowly between 16 MiB and 1 GiB. Rings need no fill (every rank starts sending its own
 // chunk at once), and LL / LL128 hand on every 8- or 128-byte line with its own flag inside
-// a node.
+// a node; but a ring with LL128 across nodes waits at each network hop for a whole step (see
+// ring.cpp), a delay in series on its critical path rather than a FIFO to fill.
 #include "comm/collective.hpp"
 #include "comm/communicator.hpp"
 #include "core/units.hpp"
@@ -22,15 +23,21 @@ struct PipelineShape {
   double chunk_bytes = 0;  // NCCL's chunk size for this message
   long pipelines = 0;      // chunk streams running side by side: channels x heads
   long depth = 0;          // NCCL's tree / chain depth that its chunk rules use
+  // Store-and-forward stages in series on the critical path, which no FIFO bounds (0: the
+  // FIFO / depth rule below). With it, `stream_chunks` is how many chunk times the steady data
+  // time spans per pipeline (a ring's steps), instead of size / pipelines / chunk_bytes.
+  long serial_stages = 0;
+  double stream_chunks = 0;
 };
 
 // The chunk stream NCCL would run; pipelines = 0 where the algorithm and protocol have no fill.
-PipelineShape pipeline_shape(const Communicator& c, Algo algo, Proto proto, double size);
+PipelineShape pipeline_shape(const Communicator& c, Op op, Algo algo, Proto proto, double size);
 
 // The fill time, given the data time the algorithm's traffic takes at its steady rate: each
 // pipeline moves size / pipelines bytes in data_time, so one chunk takes
 // data_time x chunk x pipelines / size, and the fill is min(NCCL_STEPS, chunks) of them (for
-// trees and chains also at most 2 x depth - 1: the transfers one chunk makes after its first).
-Seconds pipeline_fill(const Communicator& c, Algo algo, Proto proto, double size, Seconds data_time);
+// trees and chains also at most 2 x depth - 1: the transfers one chunk makes after its first),
+// or serial_stages of them where the shape gives those.
+Seconds pipeline_fill(const Communicator& c, Op op, Algo algo, Proto proto, double size, Seconds data_time);
 
 }  // namespace gf::comm

@@ -105,6 +105,28 @@ std::vector<BandError> collective_band_errors(const std::vector<validate::Collec
   return out;
 }
 
+namespace {
+
+// The rows beyond the error bound, each with what is known of why (or that nothing is).
+std::string known_misses_text(const std::vector<validate::CollectiveCheck>& checks) {
+  std::string list;
+  std::size_t n = 0;
+  std::size_t unexplained = 0;
+  for (const auto& c : checks) {
+    if (!c.row.excluded.empty() || std::fabs(c.error) <= validate::kKnownMissBound) continue;
+    ++n;
+    if (c.row.known_miss.empty()) ++unexplained;
+    list += fmt::format("  {} {}: {}\n", c.row.id, percent(c.error),
+                        c.row.known_miss.empty() ? "NOT EXPLAINED" : c.row.known_miss);
+  }
+  if (n == 0) return fmt::format("\nEvery row is within {:.0f}%.\n", 100 * validate::kKnownMissBound);
+  return fmt::format("\nRows beyond {:.0f}% ({}, {} not explained) and why:\n", 100 * validate::kKnownMissBound, n,
+                     unexplained) +
+         list;
+}
+
+}  // namespace
+
 std::string collectives_text(const std::vector<validate::CollectiveCheck>& checks) {
   using A = TextTable::Align;
   if (checks.empty()) return "No collective validation rows.\n";
@@ -145,6 +167,7 @@ std::string collectives_text(const std::vector<validate::CollectiveCheck>& check
   for (const auto& c : checks) {
     if (!c.row.stand_in.empty()) out += "  stand-in " + c.row.id + ": " + c.row.stand_in + "\n";
   }
+  out += known_misses_text(checks);
   out += "\nSources:\n";
   for (const auto& c : checks) out += "  " + c.row.id + ": " + c.row.source + "\n";
   return out;
@@ -174,6 +197,8 @@ std::string collectives_json(const std::vector<validate::CollectiveCheck>& check
                     {"forced_protocol", c.row.proto},
                     {"stand_in", c.row.stand_in},
                     {"off_path", c.row.off_path},
+                    {"excluded", c.row.excluded},
+                    {"known_miss", c.row.known_miss},
                     {"source", c.row.source}});
   }
   nlohmann::json groups = nlohmann::json::array();

@@ -55,6 +55,7 @@ std::vector<CollectiveRow> parse_collective_rows(const std::string& text, const 
                     "machine",
                     "calibration",
                     "excluded",
+                    "known_miss",
                     "source",
                     "note"});
     CollectiveRow r;
@@ -122,6 +123,7 @@ std::vector<CollectiveRow> parse_collective_rows(const std::string& text, const 
     r.machine = f.text_or("machine", "");
     r.calibration = f.flag_or("calibration", false);
     r.excluded = f.text_or("excluded", "");
+    r.known_miss = f.text_or("known_miss", "");
     r.source = f.text("source");
     r.note = f.text_or("note", "");
     rows.push_back(r);

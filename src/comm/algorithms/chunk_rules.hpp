@@ -29,6 +29,10 @@ inline double step_bytes(const Communicator& c) {
   return buffer / c.params().pipeline_steps;
 }
 
+// The data of one LL128 buffer step: NCCL_LL128_ELEMS_PER_THREAD 120 x NCCL_LL128_MAX_NTHREADS
+// 640 x 8 bytes, of which 15 of every 16 words are data (the 16th is the line's flag).
+inline constexpr double ll128_step_data_bytes() { return 120.0 * 640 * 8 / 16 * 15; }
+
 // One NVLS head per NIC rail across nodes (each head GPU talks to the network for its share).
 inline long heads(const Communicator& c) {
   return c.nodes() > 1 ? std::max<long>(1, std::min<long>(c.ranks_per_node(), c.nics_per_node())) : 1;

@@ -53,7 +53,8 @@ public:
     emit_collnet_nics(c, size, e);
   }
 
-  [[nodiscard]] PipelineShape pipeline_shape(const Communicator& c, Proto proto, double size) const override {
+  [[nodiscard]] PipelineShape pipeline_shape(const Communicator& c, Op /*op*/, Proto proto,
+                                             double size) const override {
     using namespace chunk_rules;
     PipelineShape s;
     if (proto != Proto::simple) return s;  // LL and LL128 hand on every line with its own flag

@@ -4,9 +4,11 @@
 #include <algorithm>
 
 #include "comm/algorithms/algorithms.hpp"
+#include "comm/algorithms/chunk_rules.hpp"
 #include "comm/algorithms/model_terms.hpp"
 #include "comm/algorithms/nccl_terms.hpp"
 #include "comm/algorithms/patterns.hpp"
+#include "comm/pipeline_fill.hpp"
 
 namespace gf::comm {
 
@@ -29,6 +31,28 @@ public:
 
   void emit(const Communicator& c, Op op, double size, const PatternScope& scope, Emitter& e) const override {
     emit_ring(c, op, size, scope.root, e);
+  }
+
+  [[nodiscard]] PipelineShape pipeline_shape(const Communicator& c, Op op, Proto proto, double size) const override {
+    // Ring/LL128 across nodes. Inside a node each 128-byte line is handed on with its own flag,
+    // but NCCL's network proxy posts an LL128 step only once every line of it is written
+    // (src/transport/net.cc, sendProxyProgress), and the receiving GPU reads it only once the
+    // whole step has landed: each network hop stores and forwards the ring's chunk. That does
+    // not slow the steady stream (the NIC sends one slot while the GPU fills the next) but adds
+    // a chunk time at every network hop on the ring's critical path: NCCL's own count of them
+    // (tuning.cc, nInterSteps) is 2 (nodes - 1) for all_reduce and nodes - 1 for all_gather
+    // and reduce_scatter. The chunk is one rank's share of a channel per ring step, at most an
+    // LL128 buffer step.
+    const bool partitioned = op == Op::all_reduce || op == Op::all_gather || op == Op::reduce_scatter;
+    if (proto != Proto::ll128 || c.nodes() < 2 || !partitioned) return {};
+    PipelineShape s;
+    s.pipelines = channels(c);
+    const double per_step = size / (static_cast<double>(c.ranks()) * static_cast<double>(s.pipelines));
+    const double loops = std::max(1.0, std::ceil(per_step / chunk_rules::ll128_step_data_bytes()));
+    s.chunk_bytes = per_step / loops;
+    s.stream_chunks = loops * static_cast<double>(nccl_ring_steps(op, c.ranks()));
+    s.serial_stages = op == Op::all_reduce ? 2 * (c.nodes() - 1) : c.nodes() - 1;
+    return s;
   }
 
   [[nodiscard]] double nccl_algbw_ratio(Op op, long ranks) const override {
