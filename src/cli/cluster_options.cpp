@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "calib/calibrate.hpp"
+#include "cli/number_options.hpp"
 #include "core/error.hpp"
 #include "core/yaml_fields.hpp"
 #include "topo/cluster_loader.hpp"
@@ -13,17 +14,6 @@
 namespace gf::cli {
 
 namespace {
-
-double parse_double(const std::string& flag, const std::string& v) {
-  try {
-    std::size_t used = 0;
-    const double d = std::stod(v, &used);
-    if (used != v.size() || !std::isfinite(d)) throw std::invalid_argument(v);
-    return d;
-  } catch (const std::exception&) {
-    throw InputError({}, flag, "got '" + v + "'", "a number");
-  }
-}
 
 bool parse_on_off(const std::string& flag, const std::string& v) {
   if (v == "on" || v == "true" || v == "1") return true;
@@ -43,11 +33,11 @@ long parse_whole(const std::string& flag, const std::string& v, long min, long m
   return out;
 }
 
-std::vector<std::string> split_list(const std::string& s) {
+std::vector<std::string> split_list(const std::string& s, char separator) {
   std::vector<std::string> out;
   std::size_t start = 0;
   for (;;) {
-    const auto comma = s.find(',', start);
+    const auto comma = s.find(separator, start);
     out.push_back(s.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
     if (comma == std::string::npos) return out;
     start = comma + 1;
@@ -120,7 +110,7 @@ topo::ClusterOverrides ClusterOptions::overrides() const {
       throw InputError({}, "--fabric", "got '" + fabric + "'", "single, fat-tree, rail");
   }
   if (!tiers.empty()) o.tiers = static_cast<int>(parse_whole("--tiers", tiers, 2, 3));
-  if (!oversubscription.empty()) o.oversubscription = parse_double("--oversubscription", oversubscription);
+  if (!oversubscription.empty()) o.oversubscription = parse_finite("--oversubscription", oversubscription);
   if (!gpudirect.empty()) o.gpudirect = parse_on_off("--gpudirect", gpudirect);
   if (!p2p.empty()) o.p2p = parse_on_off("--p2p", p2p);
   return o;

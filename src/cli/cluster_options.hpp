@@ -33,8 +33,9 @@ struct ClusterOptions {
 // "  warning: ...", for every command that prints a cluster; empty when there are none.
 std::string notes_text(const std::vector<std::string>& notes);
 
-// The comma-separated items of a list option ("1,2,4" -> "1", "2", "4"; empty items kept).
-std::vector<std::string> split_list(const std::string& s);
+// The items of a list option ("1,2,4" -> "1", "2", "4"; empty items kept), separated by commas
+// or by `separator` ("diurnal:20:3").
+std::vector<std::string> split_list(const std::string& s, char separator = ',');
 
 // A whole number from `min` to `max`, or an InputError naming `flag`.
 long parse_whole(const std::string& flag, const std::string& text, long min, long max);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "cli/number_options.hpp"
 #include "cli/output_files.hpp"
 #include "core/error.hpp"
 #include "report/schedule_report.hpp"
@@ -22,20 +23,6 @@
 namespace gf::cli {
 
 namespace {
-
-double parse_positive(const std::string& flag, const std::string& text, double max) {
-  double v = 0;
-  std::size_t used = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || !(v > 0) || v > max)
-    throw InputError({}, flag, fmt::format("'{}' is not a number above 0 and at most {:g}", text, max),
-                     fmt::format("a number above 0, at most {:g}", max));
-  return v;
-}
 
 std::string mig_pack_text(const ScheduleOptions& o) {
   const sched::MigTable* table = sched::mig_table(o.mig_gpu);
@@ -101,13 +88,7 @@ std::string autoscale_run(const ScheduleOptions& o) {
   const auto service = sched::load_service(o.autoscale);
   sched::LoadCurve curve;
   if (o.load.rfind("diurnal", 0) == 0) {
-    std::vector<std::string> bits;
-    std::size_t b = 0;
-    while (b <= o.load.size()) {
-      const auto e = std::min(o.load.find(':', b), o.load.size());
-      bits.push_back(o.load.substr(b, e - b));
-      b = e + 1;
-    }
+    const std::vector<std::string> bits = split_list(o.load, ':');
     if (bits.size() < 2 || bits[0] != "diurnal")
       throw InputError({}, "--load", "got '" + o.load + "'", "diurnal:AVERAGE_RPS[:PEAK_FACTOR], e.g. diurnal:20:3");
     const double avg = parse_positive("--load", bits[1], 1e7);

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "cli/collective_command.hpp"
+#include "cli/number_options.hpp"
 #include "core/error.hpp"
 #include "core/yaml_fields.hpp"
 #include "report/chrome_trace.hpp"
@@ -78,15 +79,6 @@ void ServeOptions::add_to(CLI::App& app) {
 namespace {
 
 constexpr double kGiB = 1073741824.0;
-
-double parse_number(const std::string& flag, const std::string& text, double min, double max, const char* valid) {
-  double v = 0;
-  const char* end = text.data() + text.size();
-  const auto [p, ec] = std::from_chars(text.data(), end, v);
-  if (text.empty() || ec != std::errc() || p != end || !std::isfinite(v) || v < min || v > max)
-    throw InputError({}, flag, "got '" + text + "'", valid);
-  return v;
-}
 
 work::LengthDistribution length_of(const std::string& flag, const std::string& text) {
   long v = 0;

@@ -252,25 +252,44 @@ namespace {
 
 std::string escape(const std::string& s) { return html_escape(s); }
 
+// The frame both charts share: a titled SVG of kChartW x kChartH plus the x-axis labels below,
+// with y grid lines labelled at quarters of `ymax`, and a legend of names in the
+// series' colours after it.
+constexpr int kChartW = 900, kChartH = 260, kChartLeft = 60, kChartBottom = 30;
+const char* series_colour(std::size_t i) {
+  static const char* colours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
+                                  "#9467bd", "#8c564b", "#e377c2", "#17becf"};
+  return colours[i % 8];
+}
+std::string chart_open(const std::string& title, double ymax, const std::string& label_format) {
+  std::string svg =
+      fmt::format(R"(<h2>{}</h2><svg viewBox="0 -12 {} {}" width="{}" height="{}" role="img">)", escape(title), kChartW,
+                  kChartH + kChartBottom + 12, kChartW, kChartH + kChartBottom + 12);
+  for (int i = 0; i <= 4; ++i) {
+    const double y = kChartH - kChartH * i / 4.0;
+    svg += fmt::format(
+        R"(<line x1="{}" x2="{}" y1="{:.1f}" y2="{:.1f}" class="grid"/><text x="{}" y="{:.1f}" class="axis">{}</text>)",
+        kChartLeft, kChartW, y, y, kChartLeft - 4, y + 4, fmt::format(fmt::runtime(label_format), ymax * i / 4.0));
+  }
+  return svg;
+}
+std::string chart_close(const std::vector<std::string>& names) {
+  std::string svg = "</svg><p class=\"legend\">";
+  for (std::size_t i = 0; i < names.size(); ++i)
+    svg += fmt::format(R"(<span style="color:{}">&#9632; {}</span> )", series_colour(i), escape(names[i]));
+  return svg + "</p>\n";
+}
+
 // One chart: a value of the timeline per policy, at most `width` points each (the mean of each
 // time bucket, weighted by how long each value held).
 std::string chart(const std::vector<sched::ScheduleResult>& results, const std::string& title, double ymax,
                   const std::string& unit, const std::function<double(const sched::TimelinePoint&)>& value) {
-  constexpr int kW = 900, kH = 260, kLeft = 60, kBottom = 30, kBuckets = 450;
-  static const char* colours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
-                                  "#9467bd", "#8c564b", "#e377c2", "#17becf"};
+  constexpr int kW = kChartW, kH = kChartH, kLeft = kChartLeft, kBuckets = 450;
   double t0 = 1e300, t1 = -1e300;
   for (const auto& r : results)
     if (!r.timeline.empty()) t0 = std::min(t0, r.timeline.front().t), t1 = std::max(t1, r.timeline.back().t);
   if (!(t1 > t0) || !(ymax > 0)) return {};
-  std::string svg = fmt::format(R"(<h2>{}</h2><svg viewBox="0 -12 {} {}" width="{}" height="{}" role="img">)",
-                                escape(title), kW, kH + kBottom + 12, kW, kH + kBottom + 12);
-  for (int i = 0; i <= 4; ++i) {
-    const double y = kH - kH * i / 4.0;
-    svg += fmt::format(
-        R"(<line x1="{}" x2="{}" y1="{:.1f}" y2="{:.1f}" class="grid"/><text x="{}" y="{:.1f}" class="axis">{:.4g}{}</text>)",
-        kLeft, kW, y, y, kLeft - 4, y + 4, ymax * i / 4.0, unit);
-  }
+  std::string svg = chart_open(title, ymax, "{:.4g}" + unit);
   for (int i = 0; i <= 5; ++i) {
     const double x = kLeft + (kW - kLeft - 40) * i / 5.0;
     svg += fmt::format(R"(<text x="{:.1f}" y="{}" class="axis mid">{}</text>)", x, kH + 18,
@@ -305,19 +324,16 @@ std::string chart(const std::vector<sched::ScheduleResult>& results, const std::
       pts += fmt::format("{:.1f},{:.1f} ", kLeft + (kW - kLeft - 40) * (k + 0.5) / kBuckets,
                          kH - kH * std::min(1.0, v / ymax));
     }
-    svg += fmt::format(R"(<polyline points="{}" fill="none" stroke="{}" stroke-width="1.5"/>)", pts, colours[p % 8]);
+    svg += fmt::format(R"(<polyline points="{}" fill="none" stroke="{}" stroke-width="1.5"/>)", pts, series_colour(p));
   }
-  svg += "</svg><p class=\"legend\">";
-  for (std::size_t p = 0; p < results.size(); ++p)
-    svg += fmt::format(R"(<span style="color:{}">&#9632; {}</span> )", colours[p % 8], escape(results[p].policy));
-  return svg + "</p>\n";
+  std::vector<std::string> names;
+  for (const auto& r : results) names.push_back(r.policy);
+  return svg + chart_close(names);
 }
 
 // The fill experiment: unallocated GPUs (%) against arrived demand (% of the GPUs), per policy.
 std::string fill_chart(const std::vector<sched::FillCurve>& curves) {
-  constexpr int kW = 900, kH = 260, kLeft = 60, kBottom = 30;
-  static const char* colours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
-                                  "#9467bd", "#8c564b", "#e377c2", "#17becf"};
+  constexpr int kW = kChartW, kH = kChartH, kLeft = kChartLeft;
   // From the first mark at or above 80% arrived, where the policies part.
   double x0 = 1e300, x1 = 0, ymax = 0;
   for (const auto& c : curves)
@@ -326,15 +342,8 @@ std::string fill_chart(const std::vector<sched::FillCurve>& curves) {
         x0 = std::min(x0, p.arrived), x1 = std::max(x1, p.arrived), ymax = std::max(ymax, p.unallocated_median);
   if (!(x1 > x0) || !(ymax > 0)) return {};
   ymax *= 1.1;
-  std::string svg = fmt::format(
-      R"(<h2>Unallocated GPUs as the cluster fills (FGD's experiment; median of the seeds)</h2><svg viewBox="0 -12 {} {}" width="{}" height="{}" role="img">)",
-      kW, kH + kBottom + 12, kW, kH + kBottom + 12);
-  for (int i = 0; i <= 4; ++i) {
-    const double y = kH - kH * i / 4.0;
-    svg += fmt::format(
-        R"(<line x1="{}" x2="{}" y1="{:.1f}" y2="{:.1f}" class="grid"/><text x="{}" y="{:.1f}" class="axis">{:.3g}%</text>)",
-        kLeft, kW, y, y, kLeft - 4, y + 4, ymax * i / 4.0);
-  }
+  std::string svg =
+      chart_open("Unallocated GPUs as the cluster fills (FGD's experiment; median of the seeds)", ymax, "{:.3g}%");
   auto x_of = [&](double a) { return kLeft + (kW - kLeft - 20) * (a - x0) / (x1 - x0); };
   for (const auto& p : curves.front().points)
     if (p.arrived >= x0)
@@ -344,12 +353,11 @@ std::string fill_chart(const std::vector<sched::FillCurve>& curves) {
     std::string pts;
     for (const auto& p : curves[c].points)
       if (p.arrived >= x0) pts += fmt::format("{:.1f},{:.1f} ", x_of(p.arrived), kH - kH * p.unallocated_median / ymax);
-    svg += fmt::format(R"(<polyline points="{}" fill="none" stroke="{}" stroke-width="2"/>)", pts, colours[c % 8]);
+    svg += fmt::format(R"(<polyline points="{}" fill="none" stroke="{}" stroke-width="2"/>)", pts, series_colour(c));
   }
-  svg += "</svg><p class=\"legend\">";
-  for (std::size_t c = 0; c < curves.size(); ++c)
-    svg += fmt::format(R"(<span style="color:{}">&#9632; {}</span> )", colours[c % 8], escape(curves[c].policy));
-  return svg + "</p>\n";
+  std::vector<std::string> names;
+  for (const auto& c : curves) names.push_back(c.policy);
+  return svg + chart_close(names);
 }
 
 }  // namespace

@@ -402,7 +402,9 @@ private:
       }
       runs_[head].failed_release = release_version_;
       // The head's reservation: when enough GPUs will be free, counting running jobs' ends.
-      double free = static_cast<double>(cluster_.gpu_count()) - static_cast<double>(cluster_.allocated_milli()) / 1000;
+      const double free_now =
+          static_cast<double>(cluster_.gpu_count()) - static_cast<double>(cluster_.allocated_milli()) / 1000;
+      double free = free_now;
       std::vector<std::pair<double, double>> ends;  // (end, GPUs)
       for (std::size_t k : running_) ends.emplace_back(now + runs_[k].remaining / runs_[k].rate, runs_[k].demand);
       std::sort(ends.begin(), ends.end());
@@ -414,8 +416,7 @@ private:
         shadow = t;
       }
       if (free < need) shadow = std::numeric_limits<double>::infinity();
-      if (runs_[head].demand <=
-          static_cast<double>(cluster_.gpu_count()) - static_cast<double>(cluster_.allocated_milli()) / 1000)
+      if (need <= free_now)
         shadow = std::min(shadow, now);  // it fits by count but not by shape: no later job may take its GPUs
       double extra = free - need;
       const Maxima m = maxima();

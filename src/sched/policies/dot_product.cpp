@@ -15,13 +15,6 @@ namespace {
 constexpr double kMaxCpuMilli = 128'000;  // the artifact's MaxSpecCpu
 constexpr double kMaxGpuMilli = 8'000;    // the artifact's MaxSpecGpu
 
-std::uint64_t node_rank(int node) {
-  std::uint64_t x = static_cast<std::uint64_t>(node) + 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
 class DotProduct final : public Policy {
 public:
   std::string name() const override { return "dot-product"; }
@@ -36,7 +29,8 @@ public:
         static_cast<double>(n.free_milli_total()) / kMaxGpuMilli * gpu_req / kMaxGpuMilli;
     const double node_score = std::floor(100 * (1 - dot / 2));
     const double gpu_left = o.gpus.empty() ? 0 : n.gpus[static_cast<std::size_t>(o.gpus.front())].free_milli - o.milli;
-    return -node_score + static_cast<double>(node_rank(o.node) % 1'000'000) * 1e-8 + gpu_left * 1e-12;
+    return -node_score + static_cast<double>(shuffle_key(static_cast<std::uint64_t>(o.node)) % 1'000'000) * 1e-8 +
+           gpu_left * 1e-12;
   }
 };
 

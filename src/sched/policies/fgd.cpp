@@ -22,13 +22,6 @@
 namespace gf::sched {
 namespace {
 
-std::uint64_t node_rank(int node) {  // splitmix64's finaliser: a fixed shuffle of the nodes
-  std::uint64_t x = static_cast<std::uint64_t>(node) + 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
 class Fgd final : public Policy {
 public:
   std::string name() const override { return "fgd"; }
@@ -53,7 +46,7 @@ public:
     const double gain_gpus = (before.value - fragmentation(after, c.workload)) / 1000.0;
     const double node_score = std::floor(100.0 / (1.0 + std::exp(-gain_gpus)));
     // Highest score first; ties by the fixed node order, then the lowest GPU.
-    const double tie = static_cast<double>(node_rank(o.node) % 1'000'000) * 1e-7;
+    const double tie = static_cast<double>(shuffle_key(static_cast<std::uint64_t>(o.node)) % 1'000'000) * 1e-7;
     return -node_score + tie * 1e-1 + (o.gpus.empty() ? 0 : o.gpus.front()) * 1e-9;
   }
 

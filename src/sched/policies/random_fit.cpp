@@ -7,13 +7,6 @@
 namespace gf::sched {
 namespace {
 
-std::uint64_t mix(std::uint64_t x) {  // splitmix64's finaliser
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
 class RandomFit final : public Policy {
 public:
   std::string name() const override { return "random-fit"; }
@@ -22,7 +15,7 @@ public:
     const std::uint64_t key = (static_cast<std::uint64_t>(o.node) << 20) ^
                               (static_cast<std::uint64_t>(o.gpus.empty() ? 0 : o.gpus.front()) << 8) ^
                               (c.cluster.version() << 32);
-    return static_cast<double>(mix(key) >> 11);
+    return static_cast<double>(shuffle_key(key) >> 11);
   }
 };
 

@@ -24,4 +24,11 @@ double best_fit_score(const PodPlacement& o, const PodRequest& pod, const Cluste
   return node_left * 1e4 + gpu_left * 10 + cpu_left;
 }
 
+std::uint64_t shuffle_key(std::uint64_t key) {
+  std::uint64_t x = key + 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
 }  // namespace gf::sched
