@@ -94,6 +94,10 @@ void sweep(benchmark::State& state, bool warm) {
     }
   }
   state.counters["layouts"] = static_cast<double>(layouts.size());
+  // What one context met in its last sweep: communicators built and flow-engine runs.
+  state.counters["communicators"] = static_cast<double>(context->communicators_built());
+  state.counters["flow_runs"] = static_cast<double>(context->flow_runs());
+  state.counters["collectives"] = static_cast<double>(context->collectives_priced());
   state.counters["layouts_per_s"] = benchmark::Counter(static_cast<double>(evaluated), benchmark::Counter::kIsRate);
 }
 void BM_Gpt3_175B_LayoutSweep_1024A100_Cold(benchmark::State& s) { sweep(s, false); }

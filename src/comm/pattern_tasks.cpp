@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <span>
 #include <unordered_map>
 
 #include "comm/pattern.hpp"
@@ -13,15 +14,34 @@ namespace {
 struct FlowKey {
   std::vector<topo::LinkId> path;
   double bytes;
-  bool operator==(const FlowKey& o) const { return bytes == o.bytes && path == o.path; }
+};
+
+// A flow as the emitter hands it over, before it is copied into a key: looked up without
+// allocating (most edges repeat once per channel, so most look-ups find their key).
+struct FlowView {
+  std::span<const topo::LinkId> path;
+  double bytes;
 };
 
 struct FlowKeyHash {
-  std::size_t operator()(const FlowKey& k) const {
-    std::size_t h = std::hash<double>()(k.bytes);
-    for (const auto l : k.path) h = h * 1000003u ^ l;
+  using is_transparent = void;
+  static std::size_t hash(std::span<const topo::LinkId> path, double bytes) {
+    std::size_t h = std::hash<double>()(bytes);
+    for (const auto l : path) h = h * 1000003u ^ l;
     return h;
   }
+  std::size_t operator()(const FlowKey& k) const { return hash(k.path, k.bytes); }
+  std::size_t operator()(const FlowView& k) const { return hash(k.path, k.bytes); }
+};
+
+struct FlowKeyEqual {
+  using is_transparent = void;
+  static bool same(std::span<const topo::LinkId> a, double ab, std::span<const topo::LinkId> b, double bb) {
+    return ab == bb && std::equal(a.begin(), a.end(), b.begin(), b.end());
+  }
+  bool operator()(const FlowKey& a, const FlowKey& b) const { return same(a.path, a.bytes, b.path, b.bytes); }
+  bool operator()(const FlowView& a, const FlowKey& b) const { return same(a.path, a.bytes, b.path, b.bytes); }
+  bool operator()(const FlowKey& a, const FlowView& b) const { return same(a.path, a.bytes, b.path, b.bytes); }
 };
 
 }  // namespace
@@ -42,11 +62,15 @@ PatternTasks add_pattern_flows(sim::TaskGraph& graph, const Communicator& c, Op 
   std::optional<sim::TaskId> barrier = start;
   const int count = phases(op, algo);
   for (int ph = 0; ph < count; ++ph) {
-    std::unordered_map<FlowKey, double, FlowKeyHash> merged;
+    std::unordered_map<FlowKey, double, FlowKeyHash, FlowKeyEqual> merged;
     double phase_connection = 0;
     emit_pattern(c, op, algo, size, inflate, PatternScope{-1, ph, root, &phase_connection},
                  [&](std::span<const topo::LinkId> path, double bytes) {
-                   merged[FlowKey{std::vector<topo::LinkId>(path.begin(), path.end()), bytes}] += 1.0;
+                   if (auto it = merged.find(FlowView{path, bytes}); it != merged.end()) {
+                     it->second += 1.0;
+                     return;
+                   }
+                   merged.emplace(FlowKey{std::vector<topo::LinkId>(path.begin(), path.end()), bytes}, 1.0);
                  });
     out.connection_seconds += phase_connection;
     // Deterministic order: the map's iteration order depends on the hash, so sort first.

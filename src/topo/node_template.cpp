@@ -295,6 +295,19 @@ NodeTemplate::NodeTemplate(const ClusterSpec& spec, const hw::Catalog& catalog) 
 }
 
 void NodeTemplate::assign_nics_to_gpus() {
+  // The node's links are final here: trace the GPU<->NIC paths once.
+  gpu_index_.assign(local_.devices().size(), -1);
+  nic_index_.assign(local_.devices().size(), -1);
+  for (std::size_t g = 0; g < gpu_.size(); ++g) gpu_index_[gpu_[g]] = static_cast<int>(g);
+  for (std::size_t k = 0; k < nic_.size(); ++k) nic_index_[nic_[k]] = static_cast<int>(k);
+  std::vector<Route> to_nic, to_gpu;
+  for (const DeviceId g : gpu_)
+    for (const DeviceId k : nic_) to_nic.push_back(trace_pcie_path(g, k));
+  for (const DeviceId k : nic_)
+    for (const DeviceId g : gpu_) to_gpu.push_back(trace_pcie_path(k, g));
+  gpu_to_nic_ = std::move(to_nic);
+  nic_to_gpu_ = std::move(to_gpu);
+
   nic_of_gpu_.assign(gpu_.size(), -1);
   if (nic_.empty()) return;
   std::vector<int> load(nic_.size(), 0);
@@ -358,6 +371,16 @@ void NodeTemplate::append_cross_socket(int from, int to, std::vector<LinkId>& ou
 }
 
 Route NodeTemplate::pcie_path(DeviceId a, DeviceId b) const {
+  if (!gpu_to_nic_.empty()) {
+    const int ga = gpu_index_[a], na = nic_index_[a], gb = gpu_index_[b], nb = nic_index_[b];
+    const std::size_t nics = nic_.size(), gpus = gpu_.size();
+    if (ga >= 0 && nb >= 0) return gpu_to_nic_[static_cast<std::size_t>(ga) * nics + static_cast<std::size_t>(nb)];
+    if (na >= 0 && gb >= 0) return nic_to_gpu_[static_cast<std::size_t>(na) * gpus + static_cast<std::size_t>(gb)];
+  }
+  return trace_pcie_path(a, b);
+}
+
+Route NodeTemplate::trace_pcie_path(DeviceId a, DeviceId b) const {
   Route r;
   r.transport = Transport::pcie_p2p;
   if (a == b) {

@@ -50,6 +50,13 @@ public:
   [[nodiscard]] Route from_memory(int socket, DeviceId to) const;
   // A PCIe path between two endpoints (GPU, NIC, storage), classified PIX..SYS.
   [[nodiscard]] Route pcie_path(DeviceId from, DeviceId to) const;
+  // The same between GPU `gpu` and NIC `nic` (indices), without a copy (a node with both).
+  [[nodiscard]] const Route& gpu_nic_path(int gpu, int nic) const {
+    return gpu_to_nic_[static_cast<std::size_t>(gpu) * nic_.size() + static_cast<std::size_t>(nic)];
+  }
+  [[nodiscard]] const Route& nic_gpu_path(int nic, int gpu) const {
+    return nic_to_gpu_[static_cast<std::size_t>(nic) * gpu_.size() + static_cast<std::size_t>(gpu)];
+  }
 
   // NVLink bandwidth of one GPU into the fabric (all links, achievable), zero without NVLink.
   [[nodiscard]] Bandwidth gpu_nvlink_capacity() const { return gpu_nvlink_capacity_; }
@@ -84,6 +91,11 @@ private:
   std::vector<std::vector<int>> mesh_links_;      // [a][b]: NVLink count
   std::vector<int> nic_of_gpu_;
   std::vector<std::vector<int>> near_nics_;
+  // Every GPU<->NIC PCIe path, built once the node is complete: every route across nodes takes
+  // two of them, and a communicator's flows ask for them millions of times.
+  std::vector<int> gpu_index_, nic_index_;      // by local device id, -1 for other devices
+  std::vector<Route> gpu_to_nic_, nic_to_gpu_;  // [gpu * nics + nic], [nic * gpus + gpu]
+  [[nodiscard]] Route trace_pcie_path(DeviceId from, DeviceId to) const;
   int gpu_nvlinks_ = 0;
   bool pcie_p2p_allowed_ = true;
   bool nvswitch_sharp_ = false;

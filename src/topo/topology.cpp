@@ -207,9 +207,9 @@ Route Topology::route_gpus(long a, NetEnd from, long b, NetEnd to, bool ideal_ec
     // PXN: over NVLink into the peer GPU's memory, from where its NIC reads it.
     r.transport = to.gdr ? Transport::pxn : Transport::host_bounce;
     append_shifted(node_->gpu_to_gpu(ia, from.proxy, true).links, na, r.links);
-    append_shifted(node_->pcie_path(node_->gpu(from.proxy), nic_a).links, na, r.links);
+    append_shifted(node_->gpu_nic_path(from.proxy, from.nic).links, na, r.links);
   } else if (from.gdr) {
-    append_shifted(node_->pcie_path(gpu_a, nic_a).links, na, r.links);
+    append_shifted(node_->gpu_nic_path(ia, from.nic).links, na, r.links);
   } else {
     // Without GPUDirect the data is copied to host memory and sent from there by the NIC.
     const int sa = node_->socket_of(gpu_a);
@@ -218,7 +218,7 @@ Route Topology::route_gpus(long a, NetEnd from, long b, NetEnd to, bool ideal_ec
   }
   r.ecmp_paths = route_network(na, from.nic, nb, to.nic, a, b, ideal_ecmp, r.links);
   if (to.gdr) {
-    append_shifted(node_->pcie_path(nic_b, gpu_b).links, nb, r.links);
+    append_shifted(node_->nic_gpu_path(to.nic, ib).links, nb, r.links);
   } else {
     // ... and copied up from host memory on the far side.
     const int sb = node_->socket_of(gpu_b);

@@ -77,6 +77,7 @@ public:
   // Counters, for tests and benchmarks.
   [[nodiscard]] std::size_t communicators_built() const { return comms_.size(); }
   [[nodiscard]] std::size_t flow_runs() const { return flow_runs_; }
+  [[nodiscard]] std::size_t collectives_priced() const { return collectives_.size(); }
 
 private:
   const topo::Topology& t_;
