@@ -291,11 +291,12 @@ NodeTemplate::NodeTemplate(const ClusterSpec& spec, const hw::Catalog& catalog) 
       local_.mutable_link(up + 1).capacity = std::min(local_.link(up + 1).capacity, st.write);
     }
   }
+  trace_routes();
   assign_nics_to_gpus();
 }
 
-void NodeTemplate::assign_nics_to_gpus() {
-  // The node's links are final here: trace the GPU<->NIC paths once.
+void NodeTemplate::trace_routes() {
+  // The node's links are final here: trace the GPU<->NIC and GPU<->GPU paths once.
   gpu_index_.assign(local_.devices().size(), -1);
   nic_index_.assign(local_.devices().size(), -1);
   for (std::size_t g = 0; g < gpu_.size(); ++g) gpu_index_[gpu_[g]] = static_cast<int>(g);
@@ -307,7 +308,14 @@ void NodeTemplate::assign_nics_to_gpus() {
     for (const DeviceId g : gpu_) to_gpu.push_back(trace_pcie_path(k, g));
   gpu_to_nic_ = std::move(to_nic);
   nic_to_gpu_ = std::move(to_gpu);
+  std::vector<Route> pairs;
+  for (const bool p2p : {false, true})
+    for (int a = 0; a < gpus(); ++a)
+      for (int b = 0; b < gpus(); ++b) pairs.push_back(trace_gpu_to_gpu(a, b, p2p));
+  gpu_to_gpu_ = std::move(pairs);
+}
 
+void NodeTemplate::assign_nics_to_gpus() {
   nic_of_gpu_.assign(gpu_.size(), -1);
   if (nic_.empty()) return;
   std::vector<int> load(nic_.size(), 0);
@@ -452,7 +460,7 @@ Route NodeTemplate::memory_route(DeviceId endpoint, int socket, bool towards_mem
 Route NodeTemplate::to_memory(DeviceId from, int socket) const { return memory_route(from, socket, true); }
 Route NodeTemplate::from_memory(int socket, DeviceId to) const { return memory_route(to, socket, false); }
 
-Route NodeTemplate::gpu_to_gpu(int a, int b, bool p2p) const {
+Route NodeTemplate::trace_gpu_to_gpu(int a, int b, bool p2p) const {
   const DeviceId da = gpu_[static_cast<std::size_t>(a)];
   const DeviceId db = gpu_[static_cast<std::size_t>(b)];
   Route r;

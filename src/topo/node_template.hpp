@@ -44,7 +44,12 @@ public:
   [[nodiscard]] double staging_efficiency() const { return staging_efficiency_; }
 
   // Local routes (ids relative to the template). P2P off stages through host memory.
-  [[nodiscard]] Route gpu_to_gpu(int a, int b, bool p2p) const;
+  [[nodiscard]] Route gpu_to_gpu(int a, int b, bool p2p) const { return gpu_route(a, b, p2p); }
+  // The same without a copy.
+  [[nodiscard]] const Route& gpu_route(int a, int b, bool p2p) const {
+    return gpu_to_gpu_[(p2p ? gpu_.size() * gpu_.size() : 0) + static_cast<std::size_t>(a) * gpu_.size() +
+                       static_cast<std::size_t>(b)];
+  }
   // A DMA path between a GPU/NIC/storage device and socket s's memory.
   [[nodiscard]] Route to_memory(DeviceId from, int socket) const;
   [[nodiscard]] Route from_memory(int socket, DeviceId to) const;
@@ -95,7 +100,10 @@ private:
   // two of them, and a communicator's flows ask for them millions of times.
   std::vector<int> gpu_index_, nic_index_;      // by local device id, -1 for other devices
   std::vector<Route> gpu_to_nic_, nic_to_gpu_;  // [gpu * nics + nic], [nic * gpus + gpu]
+  std::vector<Route> gpu_to_gpu_;               // [p2p * gpus^2 + a * gpus + b]
   [[nodiscard]] Route trace_pcie_path(DeviceId from, DeviceId to) const;
+  [[nodiscard]] Route trace_gpu_to_gpu(int a, int b, bool p2p) const;
+  void trace_routes();
   int gpu_nvlinks_ = 0;
   bool pcie_p2p_allowed_ = true;
   bool nvswitch_sharp_ = false;

@@ -181,7 +181,12 @@ Route Topology::route_gpus(long a, long b, int channel, bool ideal_ecmp, bool gd
   const long nb = b / g;
   const int ia = static_cast<int>(a % g);
   const int ib = static_cast<int>(b % g);
-  if (na == nb) return shift(node_->gpu_to_gpu(ia, ib, spec_.p2p), na);
+  if (na == nb) {
+    Route r = node_->gpu_route(ia, ib, spec_.p2p);
+    const LinkId offset = static_cast<LinkId>(na) * node_->links_per_node();
+    for (LinkId& id : r.links) id += offset;
+    return r;
+  }
 
   const auto& near_a = node_->near_nics(ia);
   const auto& near_b = node_->near_nics(ib);
@@ -206,7 +211,7 @@ Route Topology::route_gpus(long a, NetEnd from, long b, NetEnd to, bool ideal_ec
   if (from.proxy >= 0 && from.proxy != ia) {
     // PXN: over NVLink into the peer GPU's memory, from where its NIC reads it.
     r.transport = to.gdr ? Transport::pxn : Transport::host_bounce;
-    append_shifted(node_->gpu_to_gpu(ia, from.proxy, true).links, na, r.links);
+    append_shifted(node_->gpu_route(ia, from.proxy, true).links, na, r.links);
     append_shifted(node_->gpu_nic_path(from.proxy, from.nic).links, na, r.links);
   } else if (from.gdr) {
     append_shifted(node_->gpu_nic_path(ia, from.nic).links, na, r.links);
