@@ -257,9 +257,10 @@ std::string escape(const std::string& s) { return html_escape(s); }
 // series' colours after it.
 constexpr int kChartW = 900, kChartH = 260, kChartLeft = 60, kChartBottom = 30;
 const char* series_colour(std::size_t i) {
-  static const char* colours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
-                                  "#9467bd", "#8c564b", "#e377c2", "#17becf"};
-  return colours[i % 8];
+  // Ten colours: the nine policies of --compare each get their own.
+  static const char* colours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                                  "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"};
+  return colours[i % 10];
 }
 std::string chart_open(const std::string& title, double ymax, const std::string& label_format) {
   std::string svg =
@@ -344,7 +345,8 @@ std::string fill_chart(const std::vector<sched::FillCurve>& curves) {
   ymax *= 1.1;
   std::string svg =
       chart_open("Unallocated GPUs as the cluster fills (FGD's experiment; median of the seeds)", ymax, "{:.3g}%");
-  auto x_of = [&](double a) { return kLeft + (kW - kLeft - 20) * (a - x0) / (x1 - x0); };
+  // The last label ("130% arrived") is centred on its mark: keep room for its right half.
+  auto x_of = [&](double a) { return kLeft + (kW - kLeft - 50) * (a - x0) / (x1 - x0); };
   for (const auto& p : curves.front().points)
     if (p.arrived >= x0)
       svg += fmt::format(R"(<text x="{:.1f}" y="{}" class="axis mid">{:g}% arrived</text>)", x_of(p.arrived), kH + 18,
