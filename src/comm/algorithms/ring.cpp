@@ -1,6 +1,7 @@
 // NCCL's ring: every rank sends to the next around one ring per channel, node by node. It runs
 // every operation but the point-to-point ones, with every protocol, and needs no pipeline fill
-// (every rank starts sending its own chunk at once).
+// (every rank starts sending its own chunk at once), except the chunk LL128 stores and forwards
+// at each network step (pipeline_shape below).
 #include <algorithm>
 
 #include "comm/algorithms/algorithms.hpp"
