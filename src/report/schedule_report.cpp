@@ -253,8 +253,8 @@ namespace {
 std::string escape(const std::string& s) { return html_escape(s); }
 
 // The frame both charts share: a titled SVG of kChartW x kChartH plus the x-axis labels below,
-// with y grid lines labelled at quarters of `ymax`, and a legend of names in the
-// series' colours after it.
+// with y grid lines labelled at quarters of `ymax` (`digits` significant, then `unit`), and a
+// legend of names in the series' colours after it.
 constexpr int kChartW = 900, kChartH = 260, kChartLeft = 60, kChartBottom = 30;
 const char* series_colour(std::size_t i) {
   // Ten colours: the nine policies of --compare each get their own.
@@ -262,7 +262,7 @@ const char* series_colour(std::size_t i) {
                                   "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"};
   return colours[i % 10];
 }
-std::string chart_open(const std::string& title, double ymax, const std::string& label_format) {
+std::string chart_open(const std::string& title, double ymax, int digits, const std::string& unit) {
   std::string svg =
       fmt::format(R"(<h2>{}</h2><svg viewBox="0 -12 {} {}" width="{}" height="{}" role="img">)", escape(title), kChartW,
                   kChartH + kChartBottom + 12, kChartW, kChartH + kChartBottom + 12);
@@ -270,7 +270,7 @@ std::string chart_open(const std::string& title, double ymax, const std::string&
     const double y = kChartH - kChartH * i / 4.0;
     svg += fmt::format(
         R"(<line x1="{}" x2="{}" y1="{:.1f}" y2="{:.1f}" class="grid"/><text x="{}" y="{:.1f}" class="axis">{}</text>)",
-        kChartLeft, kChartW, y, y, kChartLeft - 4, y + 4, fmt::format(fmt::runtime(label_format), ymax * i / 4.0));
+        kChartLeft, kChartW, y, y, kChartLeft - 4, y + 4, fmt::format("{:.{}g}{}", ymax * i / 4.0, digits, unit));
   }
   return svg;
 }
@@ -290,7 +290,7 @@ std::string chart(const std::vector<sched::ScheduleResult>& results, const std::
   for (const auto& r : results)
     if (!r.timeline.empty()) t0 = std::min(t0, r.timeline.front().t), t1 = std::max(t1, r.timeline.back().t);
   if (!(t1 > t0) || !(ymax > 0)) return {};
-  std::string svg = chart_open(title, ymax, "{:.4g}" + unit);
+  std::string svg = chart_open(title, ymax, 4, unit);
   for (int i = 0; i <= 5; ++i) {
     const double x = kLeft + (kW - kLeft - 40) * i / 5.0;
     svg += fmt::format(R"(<text x="{:.1f}" y="{}" class="axis mid">{}</text>)", x, kH + 18,
@@ -344,7 +344,7 @@ std::string fill_chart(const std::vector<sched::FillCurve>& curves) {
   if (!(x1 > x0) || !(ymax > 0)) return {};
   ymax *= 1.1;
   std::string svg =
-      chart_open("Unallocated GPUs as the cluster fills (FGD's experiment; median of the seeds)", ymax, "{:.3g}%");
+      chart_open("Unallocated GPUs as the cluster fills (FGD's experiment; median of the seeds)", ymax, 3, "%");
   // The last label ("130% arrived") is centred on its mark: keep room for its right half.
   auto x_of = [&](double a) { return kLeft + (kW - kLeft - 50) * (a - x0) / (x1 - x0); };
   for (const auto& p : curves.front().points)

@@ -380,10 +380,8 @@ void NodeTemplate::append_cross_socket(int from, int to, std::vector<LinkId>& ou
 
 Route NodeTemplate::pcie_path(DeviceId a, DeviceId b) const {
   if (!gpu_to_nic_.empty()) {
-    const int ga = gpu_index_[a], na = nic_index_[a], gb = gpu_index_[b], nb = nic_index_[b];
-    const std::size_t nics = nic_.size(), gpus = gpu_.size();
-    if (ga >= 0 && nb >= 0) return gpu_to_nic_[static_cast<std::size_t>(ga) * nics + static_cast<std::size_t>(nb)];
-    if (na >= 0 && gb >= 0) return nic_to_gpu_[static_cast<std::size_t>(na) * gpus + static_cast<std::size_t>(gb)];
+    if (gpu_index_[a] >= 0 && nic_index_[b] >= 0) return gpu_nic_path(gpu_index_[a], nic_index_[b]);
+    if (nic_index_[a] >= 0 && gpu_index_[b] >= 0) return nic_gpu_path(nic_index_[a], gpu_index_[b]);
   }
   return trace_pcie_path(a, b);
 }

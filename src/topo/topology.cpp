@@ -169,9 +169,8 @@ void Topology::append_shifted(const std::vector<LinkId>& local, long node, std::
 }
 
 Route Topology::shift(Route r, long node) const {
-  std::vector<LinkId> local;
-  local.swap(r.links);
-  append_shifted(local, node, r.links);
+  const LinkId offset = static_cast<LinkId>(node) * node_->links_per_node();
+  for (LinkId& id : r.links) id += offset;
   return r;
 }
 
@@ -181,12 +180,7 @@ Route Topology::route_gpus(long a, long b, int channel, bool ideal_ecmp, bool gd
   const long nb = b / g;
   const int ia = static_cast<int>(a % g);
   const int ib = static_cast<int>(b % g);
-  if (na == nb) {
-    Route r = node_->gpu_route(ia, ib, spec_.p2p);
-    const LinkId offset = static_cast<LinkId>(na) * node_->links_per_node();
-    for (LinkId& id : r.links) id += offset;
-    return r;
-  }
+  if (na == nb) return shift(node_->gpu_route(ia, ib, spec_.p2p), na);
 
   const auto& near_a = node_->near_nics(ia);
   const auto& near_b = node_->near_nics(ib);

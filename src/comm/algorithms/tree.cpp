@@ -22,9 +22,9 @@ namespace {
 // net.cc, sendProxyProgress checks every line's flag of an LL128 step before posting it), so
 // each network hop of the tree stores and forwards whole chunks: the GPU fills the chunk, then
 // the NIC moves it. Up and down the tree that is 2 x 2 x log2(nodes) chunk stages in series.
-// The chunk is NCCL's (calcCollChunking, NCCL 2.7 to 2.30): an LL128 buffer step's data, halved while each channel
-// would get fewer than nsteps x 64 / ppn chunks (down to 128 KiB) and nsteps x 16 / ppn (down to 32 KiB), with nsteps =
-// 1 + log2(nodes) + ppn / 10.
+// The chunk is NCCL's (calcCollChunking, NCCL 2.7 to 2.30): an LL128 buffer step's data,
+// halved while each channel would get fewer than nsteps x 64 / ppn chunks (down to 128 KiB)
+// and nsteps x 16 / ppn (down to 32 KiB), with nsteps = 1 + log2(nodes) + ppn / 10.
 PipelineShape ll128_across_nodes(const Communicator& c, double size) {
   PipelineShape s;
   double chunk = chunk_rules::ll128_step_data_bytes();
