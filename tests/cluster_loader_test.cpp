@@ -135,5 +135,32 @@ TEST(Overrides, NetworkWithIncompatibleNicSwapsToTheDefaultNic) {
   EXPECT_NO_THROW(topo::Topology(spec, catalog()));
 }
 
+TEST(Overrides, GpuTakesEverySlotOfADesignWithItsPorts) {
+  // A DGX A100 of 40 GB parts: same NVLink ports, the 40 GB part's memory bandwidth.
+  auto spec = topo::load_preset("dgx-a100", catalog());
+  topo::ClusterOverrides o;
+  o.gpu = "a100-sxm4-40gb";
+  topo::apply_overrides(spec, o, catalog());
+  EXPECT_EQ(spec.node.gpu, "a100-sxm4-40gb");
+  const topo::Topology t(spec, catalog());
+  EXPECT_EQ(t.gpu_spec().name, "a100-sxm4-40gb");
+  EXPECT_NEAR(t.gpu_spec().memory_bandwidth.value(), 1555e9, 1e6);
+
+  // An H100 has 18 NVLink 4 links; the DGX A100's NVSwitches wire 12 NVLink 3 links per GPU.
+  auto a100 = topo::load_preset("dgx-a100", catalog());
+  topo::ClusterOverrides bad;
+  bad.gpu = "h100-sxm5";
+  const std::string msg = input_error([&] { topo::apply_overrides(a100, bad, catalog()); });
+  EXPECT_NE(msg.find("--gpu"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("12 NVLink 3 links"), std::string::npos) << msg;
+
+  // A PCIe server takes any GPU.
+  auto pcie = topo::load_preset("pcie-8x-h100", catalog());
+  topo::ClusterOverrides l40s;
+  l40s.gpu = "l40s";
+  topo::apply_overrides(pcie, l40s, catalog());
+  EXPECT_EQ(pcie.node.gpu, "l40s");
+}
+
 }  // namespace
 }  // namespace gf

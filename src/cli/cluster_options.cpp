@@ -71,6 +71,9 @@ void ClusterOptions::add_to(CLI::App& app) {
   add_catalog_option(app, catalog_dir);
   app.add_option("--nodes", nodes, "Number of nodes");
   app.add_option("--network", network, "Network technology, e.g. ib-ndr, roce-400g, eth-100g, efa");
+  app.add_option("--gpu", gpu,
+                 "GPU model for every GPU slot, e.g. a100-sxm4-40gb (see `gpufabric catalog`); with schedule "
+                 "--mig-pack, the GPU to partition");
   app.add_option("--nic", nic, "NIC model for every NIC slot, e.g. connectx-8, efa-v4 (see `gpufabric catalog`)");
   app.add_option("--nics-per-node", nics_per_node, "Compute NICs per node");
   app.add_option("--fabric", fabric, "single | fat-tree | rail");
@@ -97,6 +100,7 @@ topo::ClusterOverrides ClusterOptions::overrides() const {
   topo::ClusterOverrides o;
   if (!nodes.empty()) o.nodes = parse_whole("--nodes", nodes, 1, 1'000'000);
   if (!network.empty()) o.network = network;
+  if (!gpu.empty()) o.gpu = gpu;
   if (!nic.empty()) o.nic = nic;
   if (!nics_per_node.empty()) o.nics_per_node = static_cast<int>(parse_whole("--nics-per-node", nics_per_node, 0, 64));
   if (!fabric.empty()) {

@@ -17,7 +17,7 @@ struct ClusterOptions {
   std::string cluster_file;
   std::string positional;  // CLUSTER: a preset name or a cluster file, as the README's synopsis has it
   std::string catalog_dir;
-  std::string nodes, network, nic, nics_per_node, fabric, tiers, oversubscription, gpudirect, p2p;
+  std::string nodes, network, gpu, nic, nics_per_node, fabric, tiers, oversubscription, gpudirect, p2p;
   std::string calibration;  // an overlay written by `gpufabric calibrate`
 
   void add_to(CLI::App& app);

@@ -25,14 +25,14 @@ namespace gf::cli {
 namespace {
 
 std::string mig_pack_text(const ScheduleOptions& o) {
-  const sched::MigTable* table = sched::mig_table(o.mig_gpu);
-  if (o.mig_gpu.empty())
+  const sched::MigTable* table = sched::mig_table(o.cluster.gpu);
+  if (o.cluster.gpu.empty())
     throw InputError({}, "--gpu", "--mig-pack needs the GPU model", "one of: " + join(sched::mig_gpus()));
   if (!table) {
     const auto names = sched::mig_gpus();
-    const std::string near = suggest(o.mig_gpu, names);
+    const std::string near = suggest(o.cluster.gpu, names);
     throw InputError({}, "--gpu",
-                     fmt::format("no MIG profiles for '{}'{}", o.mig_gpu,
+                     fmt::format("no MIG profiles for '{}'{}", o.cluster.gpu,
                                  near.empty() ? "" : fmt::format(" (did you mean '{}'?)", near)),
                      join(names));
   }
@@ -156,7 +156,6 @@ void ScheduleOptions::add_to(CLI::App& app) {
                  "With a preset: thousandths of a CPU per node (default: the catalog CPU's cores)");
   app.add_option("--memory-mib", memory_mib, "With a preset: MiB of host memory per node (default: the preset's)");
   app.add_option("--mig-pack", mig_pack, "MIG partitioner: profiles to pack, e.g. 3g.40gb*2,1g.10gb*3 (with --gpu)");
-  app.add_option("--gpu", mig_gpu, "GPU model for --mig-pack (a catalog name with MIG, e.g. a100-sxm4-80gb)");
   app.add_option("--gpus", mig_gpus, "GPUs for --mig-pack (default 1)");
   app.add_option("--mig-strategy", mig_strategy, "single | mixed (the NVIDIA device plugin's; default mixed)");
   app.add_option("--share", share,

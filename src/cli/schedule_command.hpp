@@ -21,7 +21,7 @@ struct ScheduleOptions {
   std::string restart = "60";
   std::string timeline, report, jobs_csv;
   std::string format = "table";
-  std::string mig_pack, mig_gpu, mig_gpus = "1", mig_strategy = "mixed";
+  std::string mig_pack, mig_gpus = "1", mig_strategy = "mixed";
   std::string autoscale, load;
   std::string cpu_milli, memory_mib;
   std::string share, share_replicas = "2", share_rate = "1", share_mig, isl = "1024", osl = "256";

@@ -403,6 +403,33 @@ void apply_overrides(ClusterSpec& spec, const ClusterOverrides& o, const hw::Cat
     spec.nodes = *o.nodes;
     spec.nodes_from = flag_origin("--nodes");
   }
+  if (o.gpu) {
+    const auto& now = catalog.gpu(spec.node.gpu);
+    const auto& want = catalog.gpu(*o.gpu, {}, "--gpu");
+    // An NVSwitch or NVLink-mesh design wires a fixed number of ports per GPU of one generation:
+    // only a GPU with the same ports fits it (an H100 SXM5 for an H200 SXM, an A100 40GB for an
+    // 80GB). A PCIe design takes any GPU.
+    if (spec.node.gpu_fabric != GpuFabric::pcie) {
+      const bool same_ports = want.nvlink && now.nvlink && want.nvlink->generation == now.nvlink->generation &&
+                              want.nvlink->links == now.nvlink->links;
+      if (!same_ports) {
+        auto ports = [](const hw::GpuSpec& g) {
+          return g.nvlink
+                     ? std::to_string(g.nvlink->links) + " NVLink " + std::to_string(g.nvlink->generation) + " links"
+                     : std::string("no NVLink");
+        };
+        throw InputError({}, "--gpu",
+                         "GPU '" + want.name + "' has " + ports(want) + "; the node design wires " + ports(now) +
+                             " per GPU (" + now.name + ")",
+                         "a GPU with " + ports(now) + ", or a cluster file whose node design fits " + want.name);
+      }
+    }
+    if (want.name != now.name) {
+      spec.notes.push_back("--gpu " + want.name + ": replaces " + now.name + " in every GPU slot");
+      spec.node.gpu = want.name;
+      spec.node.gpu_where = {};
+    }
+  }
   const hw::NicSpec* forced_nic = o.nic ? &catalog.nic(*o.nic, {}, "--nic") : nullptr;
   if (o.network) {
     const auto& net = catalog.network(*o.network, {}, "--network");

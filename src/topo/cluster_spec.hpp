@@ -123,6 +123,7 @@ struct ClusterSpec {
 struct ClusterOverrides {
   std::optional<long> nodes;
   std::optional<std::string> network;
+  std::optional<std::string> gpu;  // replaces every GPU's model (same NVLink ports where the design uses them)
   std::optional<std::string> nic;  // replaces every NIC's model
   std::optional<int> nics_per_node;
   std::optional<FabricKind> fabric;

@@ -18,11 +18,14 @@ namespace {
 
 constexpr const char* kFile = "data/validation/training.yaml";
 
-// The preset that stands for a row's GPU (its servers: 8 GPUs on NVSwitch, InfiniBand).
+// The preset that stands for a row's GPU (its servers: 8 GPUs on NVSwitch, InfiniBand). The
+// row's own GPU then takes every GPU slot (--gpu), so a DGX A100 of 40 GB parts runs at their
+// memory bandwidth, not the 80 GB part's.
 const std::map<std::string, std::string>& presets() {
   static const std::map<std::string, std::string> p{{"a100-sxm4-80gb", "dgx-a100"}, {"a100-sxm4-40gb", "dgx-a100"},
-                                                    {"h100-sxm5", "dgx-h100"},      {"h200-sxm", "hgx-h200"},
-                                                    {"b200", "dgx-b200"},           {"v100-sxm2-32gb", "dgx1-v100"}};
+                                                    {"h100-sxm5", "dgx-h100"},      {"h100-sxm5-96gb-500w", "dgx-h100"},
+                                                    {"h200-sxm", "hgx-h200"},       {"b200", "dgx-b200"},
+                                                    {"v100-sxm2-32gb", "dgx1-v100"}};
   return p;
 }
 
@@ -125,6 +128,7 @@ std::vector<TrainingCheck> check_training(const hw::Catalog& catalog) {
       auto spec = topo::load_preset(preset->second, catalog);
       topo::ClusterOverrides ov;
       ov.nodes = c.gpus / 8;
+      ov.gpu = gpu;
       topo::apply_overrides(spec, ov, catalog);
       const topo::Topology t(spec, catalog);
       if (o.global_batch > 0 && o.global_batch % (o.memory.micro_batch * o.layout.dp) != 0)
