@@ -153,6 +153,40 @@ TEST(Train, TensorParallelOverlapHidesCollectivesUnderGemms) {
   EXPECT_LT(overlapped["step_time_s"].get<double>(), plain["step_time_s"].get<double>());
 }
 
+// PyTorch eager runs each element-wise operator as its own kernel: Llama 3.1 8B under FSDP on
+// one H100 server trains slower than with the kernels fused, by about what torchtitan measured
+// between eager and torch.compile (5,762 against 6,667 tokens/s per GPU, 0.86; its Table 1, in
+// data/validation/training.yaml) and not by a factor. Per-op selective recomputation sits
+// between none and full, and counts its recomputed matmuls as hardware FLOPs only.
+TEST(Train, EagerKernelsAndPerOpRecomputation) {
+  const std::vector<std::string> job{"--preset",       "dgx-h100", "--model",     "llama3.1-8b",   "--fsdp",
+                                     "full",           "--dp",     "8",           "--micro-batch", "2",
+                                     "--global-batch", "16",       "--attention", "flash2"};
+  auto with = [&](std::vector<std::string> extra) {
+    auto args = job;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return train(args);
+  };
+  const auto fused = with({"--recompute", "selective-op"});
+  const auto eager = with({"--recompute", "selective-op", "--kernels", "eager"});
+  const double ratio = eager["tokens_per_s"].get<double>() / fused["tokens_per_s"].get<double>();
+  EXPECT_GT(ratio, 0.70);
+  EXPECT_LT(ratio, 0.95);
+
+  const auto none = with({"--recompute", "none"});
+  const auto full = with({"--recompute", "full"});
+  EXPECT_LT(none["step_time_s"].get<double>(), fused["step_time_s"].get<double>());
+  EXPECT_LT(fused["step_time_s"].get<double>(), full["step_time_s"].get<double>());
+  EXPECT_DOUBLE_EQ(fused["model_tflops_per_gpu"].get<double>() * fused["step_time_s"].get<double>(),
+                   none["model_tflops_per_gpu"].get<double>() * none["step_time_s"].get<double>());
+  EXPECT_GT(fused["hfu"].get<double>(), fused["mfu"].get<double>());
+
+  const auto r = run_cli({"train", "--preset", "dgx-h100", "--model", "llama3.1-8b", "--kernels", "compiled"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--kernels"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("fused, eager"), std::string::npos) << r.err;
+}
+
 // A profile saved by `probe --save` with a measured GEMM rate replaces the published ceiling: a
 // GPU measured at half the rate trains slower, and the output says where the figure came from.
 TEST(Train, ComputeProfileReplacesThePublishedGemmCeiling) {
@@ -250,7 +284,7 @@ TEST(TrainingValidation, EvaluatesTheRowsItCoversAndNamesTheRest) {
     EXPECT_GT(c.predicted, 0) << c.id;
   }
   EXPECT_GE(evaluated, 110);
-  EXPECT_LT(sum / static_cast<double>(evaluated), 0.43);
+  EXPECT_LT(sum / static_cast<double>(evaluated), 0.38);  // 35.4% now; the target is 15%
 }
 
 }  // namespace

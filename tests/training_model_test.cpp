@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "work/model_library.hpp"
 #include "work/model_size.hpp"
+#include "work/pointwise_traffic.hpp"
 #include "work/training_memory.hpp"
 
 namespace gf::work {
@@ -197,6 +198,51 @@ TEST(ModelLibrary, UnknownModelsAndBadFieldsAreInputErrors) {
     EXPECT_NE(std::string(e.what()).find("m.yaml:5"), std::string::npos) << e.what();
   }
   EXPECT_THROW(parse_model("name: x\nkind: decoder\nparams_total: 1\nsource: s\nwidth: 3\n", "m.yaml"), InputError);
+}
+
+// The element-wise kernels' bytes, counted operator by operator (pointwise_traffic.cpp) for
+// Llama 3.1 8B (hidden 4096, 32 query heads and 8 KV heads of 128, SwiGLU FFN) in bf16.
+TEST(PointwiseTraffic, EagerCountsEveryOperatorsPassThroughMemory) {
+  const ModelSpec m = library_model("llama3.1-8b");
+  ParallelLayout l;
+  const double h = 4096, q = 4096, kv = 1024;
+  const auto fused = pointwise_bytes(m, l, Precision::bf16, Kernels::fused);
+  EXPECT_DOUBLE_EQ(fused.norm_and_residual, 10 * h);  // norm 2 x 2 B, residual 3 x 2 B
+  EXPECT_DOUBLE_EQ(fused.attention_inputs, 0);
+  EXPECT_DOUBLE_EQ(fused.activation, 6);
+  const auto eager = pointwise_bytes(m, l, Precision::bf16, Kernels::eager);
+  // RMSNorm: upcast 6, pow 8, mean 4, multiply 8, downcast 6, weight 4; residual 6.
+  EXPECT_DOUBLE_EQ(eager.norm_and_residual, 42 * h);
+  // RoPE 20 B per Q and K element, repeat_kv 2 x (KV read + Q write) x 2 B, output copy 4 B.
+  EXPECT_DOUBLE_EQ(eager.attention_inputs, 20 * (q + kv) + 4 * (q + kv) + 4 * q);
+  EXPECT_DOUBLE_EQ(eager.activation, 10);  // SiLU 4 B, product 6 B
+
+  // fp32 has no casts; TP divides the widths and sequence parallelism the tokens of the norms.
+  EXPECT_DOUBLE_EQ(pointwise_bytes(m, l, Precision::fp32, Kernels::eager).norm_and_residual, (8 + 4 + 8 + 8 + 12) * h);
+  l.tp = 4;
+  l.sequence_parallel = true;
+  const auto split = pointwise_bytes(m, l, Precision::bf16, Kernels::eager);
+  EXPECT_DOUBLE_EQ(split.norm_and_residual, 42 * h / 4);
+  EXPECT_DOUBLE_EQ(split.attention_inputs, eager.attention_inputs / 4);
+
+  // A LayerNorm model with learned positions and full heads (GPT-3): one norm kernel, no RoPE,
+  // no KV expansion; a plain GELU is one kernel either way.
+  ModelSpec g = library_model("gpt3-175b");
+  ParallelLayout one;
+  const auto gpt = pointwise_bytes(g, one, Precision::bf16, Kernels::eager);
+  EXPECT_DOUBLE_EQ(gpt.norm_and_residual, 10 * 12288.0);
+  EXPECT_DOUBLE_EQ(gpt.attention_inputs, 4 * 12288.0);
+  EXPECT_DOUBLE_EQ(gpt.activation, 4);
+}
+
+// torchtitan's per-op selective checkpointing recomputes wk, wo and w3 of each layer: the
+// hardware FLOPs exceed the model FLOPs by exactly those matmuls.
+TEST(ModelSize, PerOpSelectiveRecomputesEveryOtherMatmul) {
+  const ModelSpec m = library_model("llama3.1-8b");
+  const auto none = training_flops(m, Recompute::none);
+  const auto op = training_flops(m, Recompute::selective_op);
+  EXPECT_DOUBLE_EQ(op.model, none.model);
+  EXPECT_DOUBLE_EQ(op.hardware - none.hardware, 2.0 * 4096 * 32 * (1024 + 4096 + 14336));
 }
 
 }  // namespace

@@ -48,11 +48,17 @@ void TrainOptions::add_to(CLI::App& app) {
                "--sequence-parallel)");
   app.add_option("--micro-batch", micro_batch, "Sequences (samples) per micro-batch");
   app.add_option("--global-batch", global_batch, "Sequences per step (gradient accumulation follows)");
-  app.add_option("--recompute", recompute, "none | selective | full");
+  app.add_option("--recompute", recompute,
+                 "none | selective (Megatron's: the attention core) | selective-op (torchtitan's per-op policy: "
+                 "element-wise kernels and every other matmul) | full");
   app.add_option("--attention", attention,
                  "flash (the best published FlashAttention for the GPU: FA3 on Hopper; the default) | flash2 "
                  "(FlashAttention-2: PyTorch SDPA, flash-attn 2) | unfused (scores in HBM: Megatron-LM before 2023, "
                  "BERT in PyTorch)");
+  app.add_option("--kernels", kernels,
+                 "fused (element-wise kernels fused: Megatron with Transformer Engine or Apex, torch.compile; the "
+                 "default) | eager (one kernel per PyTorch operator with fp32 upcasts: torchtitan or Hugging Face "
+                 "without torch.compile)");
   app.add_option("--precision", precision, "fp32 | fp16 | bf16 | fp8");
   app.add_option("--zero", zero, "DeepSpeed ZeRO stage: 0 | 1 | 2 | 3");
   app.add_option("--fsdp", fsdp, "PyTorch FSDP: full | grad-op | hybrid (sharded inside a node)");
@@ -177,10 +183,12 @@ std::string TrainOptions::run() const {
     o.memory.recompute = work::Recompute::none;
   else if (recompute == "selective")
     o.memory.recompute = work::Recompute::selective;
+  else if (recompute == "selective-op")
+    o.memory.recompute = work::Recompute::selective_op;
   else if (recompute == "full")
     o.memory.recompute = work::Recompute::full;
   else
-    throw InputError({}, "--recompute", "got '" + recompute + "'", "none, selective, full");
+    throw InputError({}, "--recompute", "got '" + recompute + "'", "none, selective, selective-op, full");
   if (attention == "flash")
     o.memory.attention = work::Attention::flash;
   else if (attention == "flash2")
@@ -189,6 +197,12 @@ std::string TrainOptions::run() const {
     o.memory.attention = work::Attention::unfused;
   else
     throw InputError({}, "--attention", "got '" + attention + "'", "flash, flash2, unfused");
+  if (kernels == "fused")
+    o.memory.kernels = work::Kernels::fused;
+  else if (kernels == "eager")
+    o.memory.kernels = work::Kernels::eager;
+  else
+    throw InputError({}, "--kernels", "got '" + kernels + "'", "fused, eager");
   if (precision == "fp32")
     o.memory.precision = work::Precision::fp32;
   else if (precision == "fp16")

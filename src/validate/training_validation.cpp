@@ -105,9 +105,10 @@ std::vector<TrainingCheck> check_training(const hw::Catalog& catalog) {
                          : prec == "fp8"                  ? work::Precision::fp8
                                                           : work::Precision::bf16;
     const std::string rc = r["recompute"] ? r["recompute"].Scalar() : "none";
-    o.memory.recompute = rc == "full"        ? work::Recompute::full
-                         : rc == "selective" ? work::Recompute::selective
-                                             : work::Recompute::none;
+    o.memory.recompute = rc == "full"           ? work::Recompute::full
+                         : rc == "selective"    ? work::Recompute::selective
+                         : rc == "selective-op" ? work::Recompute::selective_op
+                                                : work::Recompute::none;
     // Sharding as the row gives it: FSDP's strategy, or a ZeRO stage.
     const long zero = integer(r, "zero", 0);
     o.memory.sharding = fsdp == "full"      ? work::Sharding::fsdp_full
@@ -124,6 +125,9 @@ std::vector<TrainingCheck> check_training(const hw::Catalog& catalog) {
     o.memory.attention = attention == "unfused"  ? work::Attention::unfused
                          : attention == "flash2" ? work::Attention::flash2
                                                  : work::Attention::flash;
+    // Element-wise kernels: fused unless the row ran PyTorch eager (no torch.compile).
+    const std::string kernels = r["kernels"] ? r["kernels"].Scalar() : "fused";
+    o.memory.kernels = kernels == "eager" ? work::Kernels::eager : work::Kernels::fused;
     try {
       auto spec = topo::load_preset(preset->second, catalog);
       topo::ClusterOverrides ov;

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "work/pointwise_traffic.hpp"
+
 namespace gf::work {
 
 namespace {
@@ -94,8 +96,11 @@ TransformerLayerCost transformer_layer_cost(const ModelSpec& m, const ParallelLa
   const double kv = static_cast<double>(m.kv_heads * m.head_dim);
   const double e = element_bytes(o.precision);
   const double sp = l.sequence_parallel ? t : 1.0;
-  // Norm (read, write) and residual add (two reads, a write) on the hidden state.
-  const double elementwise = memory_seconds(c, 5 * tokens * h * e / sp);
+  // The element-wise kernels: a norm and a residual add per half, the attention's input
+  // preparation, the FFN's activation (fused, or one kernel per operator in eager mode).
+  const PointwiseBytes pw = pointwise_bytes(m, l, o.precision, o.kernels);
+  const double elementwise = memory_seconds(c, tokens * pw.norm_and_residual);
+  const double attention_inputs = memory_seconds(c, tokens * pw.attention_inputs);
 
   // Attention half.
   const double qkv = gemm_seconds(c, tokens, (q + 2 * kv) / t, h);
@@ -114,18 +119,18 @@ TransformerLayerCost transformer_layer_cost(const ModelSpec& m, const ParallelLa
   const double core_b = o.attention != Attention::unfused
                             ? attention_seconds(a, b, heads, s, s * cp, m.head_dim, causal, true)
                             : unfused_attention_seconds(a, b, heads, s, s * cp, m.head_dim, true);
-  out.attention_forward = qkv + core_f + proj + elementwise;
+  out.attention_forward = qkv + core_f + proj + elementwise + attention_inputs;
   out.attention_entry_gemm = qkv;
   out.attention_exit_gemm = proj;
   // Backward: every GEMM twice (input and weight gradients), the attention's own backward.
-  out.attention_backward = 2 * (qkv + proj) + core_b + 2 * elementwise;
+  out.attention_backward = 2 * (qkv + proj) + core_b + 2 * (elementwise + attention_inputs);
 
   // FFN half (or the experts this GPU runs: top-k of every token, spread over EP ranks, so on
   // average each GPU runs top-k x its tokens; plus the shared experts).
   auto ffn_cost = [&](double width, double token_count) {
     const double up = gemm_seconds(c, token_count, width * (m.gated_ffn ? 2.0 : 1.0) / t, h);
     const double down = gemm_seconds(c, token_count, h, width / t);
-    const double act = memory_seconds(c, token_count * width / t * e * (m.gated_ffn ? 3.0 : 2.0));
+    const double act = memory_seconds(c, token_count * width / t * pw.activation);
     return std::pair{up + down + act, 2 * (up + down) + 2 * act};
   };
   std::pair<double, double> ffn{0, 0};
@@ -153,6 +158,18 @@ TransformerLayerCost transformer_layer_cost(const ModelSpec& m, const ParallelLa
     out.ffn_backward += out.ffn_forward;
   } else if (o.recompute == Recompute::selective) {
     out.attention_backward += core_f;
+  } else if (o.recompute == Recompute::selective_op) {
+    // torchtitan's per-operator policy saves the attention's output and every other matmul's
+    // (counting aten.mm calls through a layer: wq, wk, wv, wo, w1, w3, w2), and recomputes the
+    // rest: every element-wise kernel, and the second, fourth and sixth matmuls (wk; wo; w3 of a
+    // gated FFN, w2 of a plain one). Grouped expert GEMMs are not aten.mm: an MoE layer
+    // recomputes only its element-wise kernels there.
+    const double f = static_cast<double>(m.ffn);
+    out.attention_backward += gemm_seconds(c, tokens, kv / t, h) + proj + elementwise + attention_inputs;
+    out.ffn_backward += elementwise;
+    if (!(moe_layer && m.moe))
+      out.ffn_backward += (m.gated_ffn ? gemm_seconds(c, tokens, f / t, h) : gemm_seconds(c, tokens, h, f / t)) +
+                          memory_seconds(c, tokens * f / t * pw.activation);
   }
   out.attention_core_forward = core_f;
   out.attention_core_backward = core_b;

@@ -17,6 +17,7 @@ const char* to_string(Recompute r) {
   switch (r) {
     case Recompute::none: return "none";
     case Recompute::selective: return "selective";
+    case Recompute::selective_op: return "selective-op";
     case Recompute::full: return "full";
   }
   return "?";
@@ -120,6 +121,13 @@ TokenFlops training_flops(const ModelSpec& m, Recompute recompute) {
   if (recompute == Recompute::selective && m.is_transformer()) {
     const double width = d(m.attention_width());
     again = 4 * d(m.layers) * width * d(m.seq);
+  }
+  if (recompute == Recompute::selective_op && m.is_transformer() && !m.mla) {
+    // The second, fourth and sixth matmuls of each layer (layer_cost.cpp): wk, wo, and w3 of a
+    // gated FFN or w2 of a plain one; an MoE layer's experts are not recomputed.
+    const double kv = d(m.kv_heads * m.head_dim);
+    const double dense_layers = m.moe ? d(m.moe->dense_layers) : d(m.layers);
+    again = 2 * d(m.hidden) * (d(m.layers) * (kv + d(m.attention_width())) + dense_layers * d(m.ffn));
   }
   f.hardware = f.model + again;
   return f;

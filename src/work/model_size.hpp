@@ -24,7 +24,10 @@ struct ParameterCount {
 
 ParameterCount count_parameters(const ModelSpec& m);
 
-enum class Recompute { none, selective, full };
+// Activation recomputation: none; Megatron's selective (the attention core, Korthikanti et al.
+// 2022); torchtitan's per-operator selective (element-wise kernels and every other matmul);
+// full (the whole layer).
+enum class Recompute { none, selective, selective_op, full };
 const char* to_string(Recompute r);
 
 struct TokenFlops {

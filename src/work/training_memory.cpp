@@ -6,6 +6,8 @@
 
 namespace gf::work {
 
+const char* to_string(Kernels k) { return k == Kernels::eager ? "eager" : "fused"; }
+
 const char* to_string(Precision p) {
   switch (p) {
     case Precision::fp32: return "fp32";
@@ -100,7 +102,11 @@ double layer_activation_bytes(const ModelSpec& m, const ParallelLayout& l, const
   // softmax and dropout over them (5 a s^2 b) unless FlashAttention or selective recomputation
   // leaves them out.
   double attention = 2 * s * b * q + 2 * s * b * kv + 2 * s * b * kv + 2 * s * b * q;
-  if (o.attention == Attention::unfused && o.recompute != Recompute::selective) attention += 5 * d(m.heads) * s * s * b;
+  // (torchtitan's per-op policy also recomputes the element-wise kernels; the matmul outputs it
+  // drops are counted here as kept, which overstates its activations a little.)
+  if (o.attention == Attention::unfused && o.recompute != Recompute::selective &&
+      o.recompute != Recompute::selective_op)
+    attention += 5 * d(m.heads) * s * s * b;
   // FFN: FC1's output(s), the activation's output (FC2's input).
   auto ffn = [&](long f, double tokens) {
     const double width_out = d(f) * (m.gated_ffn ? 2.0 : 1.0);

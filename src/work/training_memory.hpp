@@ -23,12 +23,18 @@ const char* to_string(Sharding s);
 // or unfused (scores written to HBM and streamed by softmax and dropout kernels).
 enum class Attention { flash, flash2, unfused };
 
+// How the element-wise kernels between GEMMs run (work/pointwise_traffic.hpp): fused (Megatron
+// with Transformer Engine or Apex, torch.compile) or eager (one kernel per PyTorch operator).
+enum class Kernels { fused, eager };
+const char* to_string(Kernels k);
+
 struct MemoryOptions {
   Precision precision = Precision::bf16;
   Sharding sharding = Sharding::none;
   bool distributed_optimizer = false;  // Megatron's: optimizer state sharded over DP
   Recompute recompute = Recompute::none;
   Attention attention = Attention::flash;    // FlashAttention does not store the scores
+  Kernels kernels = Kernels::fused;          // element-wise kernels fused, or one per operator
   long micro_batch = 1;                      // sequences per micro-batch
   long micro_batches = 1;                    // per step and pipeline (global batch / (micro batch x DP))
   long gpus_per_node = 8;                    // FSDP hybrid shards inside a node
