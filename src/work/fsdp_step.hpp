@@ -18,7 +18,7 @@ struct FsdpOptions {
   long accumulation = 1;          // micro-batches per step
   double optimizer_s = 0;         // on the local shard, after the last reduction
   double param_bytes = 2;         // bytes per parameter as gathered (the compute precision)
-  double grad_bytes = 2;          // bytes per gradient as reduced
+  double grad_bytes = 4;          // bytes per gradient as reduced (fp32 under mixed precision)
   bool replicate = false;         // hybrid: all-reduce the shard across replicas
   double replica_fraction = 1.0;  // the shard's fraction of a layer's parameters (1 / shard group size)
   bool record = false;            // fill DdpStep::events

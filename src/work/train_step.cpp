@@ -107,7 +107,10 @@ DdpStep fully_sharded(TrainingContext& cache, const ParallelLayout& l, const Tra
   f.accumulation = out.micro_batches;
   f.optimizer_s = optimizer_s;
   f.param_bytes = o.memory.precision == Precision::fp32 ? 4 : 2;
-  f.grad_bytes = f.param_bytes;
+  // Gradients are reduced in fp32 under mixed precision as the FSDP frameworks configure it by
+  // default: torchtitan's `mixed_precision_reduce = "float32"` (FSDP2), Composer's `DEFAULT`
+  // mixed precision (FSDP1: bf16 parameters, fp32 reduction), as Megatron's main gradients are.
+  f.grad_bytes = 4;
   f.replicate = replicas.size() > 1;
   f.replica_fraction = 1.0 / static_cast<double>(shards.front().size());
   const std::string dtype = o.memory.precision == Precision::fp32 ? "float" : "bfloat16";
@@ -128,8 +131,8 @@ DdpStep fully_sharded(TrainingContext& cache, const ParallelLayout& l, const Tra
     return CollectiveTimes{r.time.value(), (r.time + r.data_time * (stretch - 1)).value()};
   };
   out.assumptions.push_back(fmt::format(
-      "fully sharded: parameters gathered and gradients reduced in {} every micro-batch, one FSDP unit per layer, "
-      "gathers one layer ahead",
+      "fully sharded: parameters gathered in {} and gradients reduced in fp32 every micro-batch, one FSDP unit per "
+      "layer, gathers one layer ahead",
       dtype));
   return fsdp_schedule(layers, f, time_of);
 }
