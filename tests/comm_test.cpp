@@ -209,6 +209,27 @@ TEST(Channels, NvswitchNodesOpenWhatNcclPrints) {
   EXPECT_EQ(channels(Communicator(preset("dgx-h100", nodes(2)), 0), Algo::ring), 16);
 }
 
+TEST(Channels, PcieNodesKeepTheirTwoChannelsAcrossNodes) {
+  // A ring across PCIe nodes threads every GPU of each node, so the node's PCIe and socket links
+  // hold NCCL's search to what it finds inside one node (no duplication below 25 GB/s): two
+  // channels, not two per NIC. So the node's SHM hops run no faster across nodes than inside one,
+  // and a 25 MiB all-reduce over two or sixteen 8-GPU PCIe servers is not faster than over one.
+  const auto one = preset("pcie-8x-h100");
+  EXPECT_EQ(channels(Communicator(one, 0), Algo::ring), 2);
+  const double inside = run(Communicator(one, 0), Op::all_reduce, 25.0 * (1 << 20)).time.value();
+  for (long n : {2L, 16L}) {
+    const auto many = preset("pcie-8x-h100", nodes(n));
+    const Communicator c(many, 0);
+    EXPECT_EQ(channels(c, Algo::ring), 2) << n;
+    EXPECT_GE(run(c, Op::all_reduce, 25.0 * (1 << 20)).time.value(), inside) << n;
+  }
+  // One GPU per node has no node to thread: two channels per NIC, as on NVLink nodes.
+  auto single = preset("pcie-8x-h100", nodes(2));
+  const Communicator lone(single, std::vector<long>{0, 8});
+  EXPECT_EQ(channels(lone, Algo::ring), 2 * lone.nics_per_node());
+  EXPECT_GT(lone.nics_per_node(), 1);
+}
+
 TEST(Tuner, ChoosesLikeNccl) {
   const auto h100 = preset("dgx-h100");
   const Communicator c(h100, 0);

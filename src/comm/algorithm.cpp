@@ -62,9 +62,14 @@ double CollectiveAlgorithm::protocol_factor(const Communicator& c, Op /*op*/, Pr
 }
 
 int CollectiveAlgorithm::default_channels(const Communicator& c) const {
-  // Across nodes NCCL runs two channels per NIC (or per GPU, whichever is more), at most 32.
+  // Across NVLink nodes NCCL runs two channels per NIC (or per GPU, whichever is more), at most
+  // 32. A ring across PCIe nodes still threads every GPU of each node, so its search is held to
+  // the same PCIe (and inter-socket) links as inside one node: NCCL duplicates a graph's channels
+  // only where its intra-node bandwidth reaches 25 GB/s (ncclTopoDupChannels in search.cc), which
+  // PCIe paths do not, and ends with the two channels it opens inside such a node (NCCL INFO
+  // logs of PCIe servers across nodes print 2 coll channels).
   const int width = std::max(1, std::max(c.nics_per_node(), c.ranks_per_node()));
-  if (c.nodes() > 1) return std::min(32, 2 * width);
+  if (c.nodes() > 1) return c.nvlink_intra() || c.ranks_per_node() < 2 ? std::min(32, 2 * width) : 2;
   if (c.nvlink_intra()) {
     const auto& gpu = c.topology().gpu_spec();
     // An NVSwitch node: the channel count NCCL prints at init for this NVLink generation.
