@@ -110,5 +110,53 @@ TEST(TrainSchedule, ContextIsReusedAcrossEvaluations) {
   EXPECT_NE(first.step_s, second.step_s);
 }
 
+// Concurrent groups stretch a ring all-reduce, all-gather and reduce-scatter by the same factor:
+// the three run the same flows around the same ring, so the context prices one for all three.
+// Checked against the flow engine run with each operation's own flows, on NVSwitch nodes over a
+// non-blocking and an 8:1 oversubscribed fat-tree (eight rail groups), and on PCIe nodes (two
+// interleaved groups).
+TEST(Contention, RingOpsShareOneFactor) {
+  struct Case {
+    const char* preset;
+    long nodes;
+    double oversubscription;
+    std::vector<std::vector<long>> locals;  // each group's GPUs inside every node
+    bool stretched;                         // whether the groups slow each other at all
+  };
+  const std::vector<Case> cases{
+      {"dgx-a100", 4, 1.0, {{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}}, true},
+      {"dgx-h100", 64, 8.0, {{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}}, true},
+      {"pcie-8x-h100", 2, 1.0, {{0, 2, 4, 6}, {1, 3, 5, 7}}, false},
+  };
+  for (const auto& k : cases) {
+    topo::ClusterOverrides o;
+    o.nodes = k.nodes;
+    o.fabric = topo::FabricKind::fat_tree;
+    o.oversubscription = k.oversubscription;
+    const auto t = preset(k.preset, o);
+    TrainingContext ctx(t);
+    std::vector<std::vector<long>> groups;
+    for (const auto& local : k.locals) {
+      std::vector<long> g;
+      for (long n = 0; n < k.nodes; ++n)
+        for (long i : local) g.push_back(n * t.gpus_per_node() + i);
+      groups.push_back(g);
+    }
+    const double bytes = 25.0 * 1024 * 1024;
+    const double ag = ctx.simulated_contention(groups, comm::Op::all_gather, comm::Algo::ring, comm::Proto::simple,
+                                               bytes, "bfloat16");
+    for (auto op : {comm::Op::all_reduce, comm::Op::reduce_scatter}) {
+      const double own = ctx.simulated_contention(groups, op, comm::Algo::ring, comm::Proto::simple, bytes, "bfloat16");
+      EXPECT_NEAR(own, ag, 0.01 * ag) << k.preset << " op " << static_cast<int>(op);
+    }
+    // Two A100s share each PCIe switch on their way to their NICs (1.06 here); 64 H100 nodes
+    // over an 8:1 tree share the spine (1.14).
+    if (k.stretched)
+      EXPECT_GT(ag, 1.01) << k.preset;
+    else
+      EXPECT_DOUBLE_EQ(ag, 1.0) << k.preset;
+  }
+}
+
 }  // namespace
 }  // namespace gf::work

@@ -34,24 +34,48 @@ const comm::CollectiveResult& TrainingContext::collective(const comm::Communicat
   return it->second;
 }
 
+namespace {
+
+// A ring all-reduce is a reduce-scatter pass then an all-gather pass around the same ring, so
+// the three put the same flows on the same links, step after step: the groups stretch each
+// other by the same factor in all three (test: Contention.RingOpsShareOneFactor). They share
+// one entry, computed with the all-gather's flows.
+comm::Op pattern_op(comm::Op op, comm::Algo algo) {
+  const bool ring_pass = algo == comm::Algo::ring && (op == comm::Op::all_reduce || op == comm::Op::reduce_scatter);
+  return ring_pass ? comm::Op::all_gather : op;
+}
+
+}  // namespace
+
 double TrainingContext::contention(const std::vector<std::vector<long>>& groups, comm::Op op, double bytes,
                                    const std::string& dtype, const BackgroundJob* background) {
   const bool other_job = background != nullptr && background->gpus.size() >= 2 && background->bytes > 0;
   if ((groups.size() < 2 && !other_job) || groups.empty() || bytes <= 0) return 1.0;
+  // NCCL's choice for the first group (the groups are alike, and its tuner does not see the
+  // others).
+  const comm::CollectiveResult& chosen = collective(groups.front(), op, bytes, dtype);
+  const comm::Op flows_op = pattern_op(op, chosen.algo);
   std::vector<long> flat;
   for (const auto& g : groups) {
     flat.insert(flat.end(), g.begin(), g.end());
     flat.push_back(-1);  // separates the groups in the key
   }
   if (other_job) flat.insert(flat.end(), background->gpus.begin(), background->gpus.end());
-  const auto key =
-      std::make_tuple(std::move(flat), static_cast<int>(op), bytes, dtype,
-                      other_job ? static_cast<int>(background->op) : -1, other_job ? background->bytes : 0.0);
+  const auto key = std::make_tuple(
+      std::move(flat), static_cast<int>(flows_op), static_cast<int>(chosen.algo), static_cast<int>(chosen.proto), bytes,
+      dtype, other_job ? static_cast<int>(background->op) : -1, other_job ? background->bytes : 0.0);
   if (auto it = contention_.find(key); it != contention_.end()) return it->second;
-  // NCCL's choice for the first group (the groups are alike, and its tuner does not see the
-  // others), then the flows of the first group alone and of every group at once. The data part
-  // is the flows' time, or the per-connection floor where that is longer (nobody shares it).
-  const comm::CollectiveResult& chosen = collective(groups.front(), op, bytes, dtype);
+  const double factor =
+      simulated_contention(groups, flows_op, chosen.algo, chosen.proto, bytes, dtype, other_job ? background : nullptr);
+  contention_.emplace(key, factor);
+  return factor;
+}
+
+double TrainingContext::simulated_contention(const std::vector<std::vector<long>>& groups, comm::Op op, comm::Algo algo,
+                                             comm::Proto proto, double bytes, const std::string& dtype,
+                                             const BackgroundJob* background) {
+  // The flows of the first group alone and of every group at once. The data part is the flows'
+  // time, or the per-connection floor where that is longer (nobody shares it).
   comm::CollectiveRequest req;
   req.op = op;
   req.size = bytes;
@@ -63,8 +87,8 @@ double TrainingContext::contention(const std::vector<std::vector<long>>& groups,
     for (std::size_t i = 0; i < count; ++i) {
       const comm::Communicator& c = communicator(groups[i]);
       if (c.ranks() < 2) continue;
-      const comm::WireShape shape = comm::wire_shape(c, req, chosen.algo, chosen.proto);
-      const auto traffic = comm::add_pattern_flows(g, c, op, chosen.algo, bytes, shape.inflate, 0, std::nullopt);
+      const comm::WireShape shape = comm::wire_shape(c, req, algo, proto);
+      const auto traffic = comm::add_pattern_flows(g, c, op, algo, bytes, shape.inflate, 0, std::nullopt);
       ends.insert(ends.end(), traffic.last.begin(), traffic.last.end());
       floor = std::max({floor, traffic.connection_seconds, shape.floor.value()});
     }
@@ -88,10 +112,8 @@ double TrainingContext::contention(const std::vector<std::vector<long>>& groups,
     return std::max(floor, flows);
   };
   const double alone = run(1, false);
-  const double together = run(groups.size(), other_job);
-  const double factor = alone > 0 ? std::max(1.0, together / alone) : 1.0;
-  contention_.emplace(key, factor);
-  return factor;
+  const double together = run(groups.size(), background != nullptr);
+  return alone > 0 ? std::max(1.0, together / alone) : 1.0;
 }
 
 }  // namespace gf::work

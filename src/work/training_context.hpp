@@ -51,6 +51,11 @@ public:
   // where they share links with it.
   double contention(const std::vector<std::vector<long>>& groups, comm::Op op, double bytes, const std::string& dtype,
                     const BackgroundJob* background = nullptr);
+  // The same with the flows of `op` under `algo` and `proto` exactly as given, every call (no
+  // cache, no sharing between operations that put the same flows on the links).
+  double simulated_contention(const std::vector<std::vector<long>>& groups, comm::Op op, comm::Algo algo,
+                              comm::Proto proto, double bytes, const std::string& dtype,
+                              const BackgroundJob* background = nullptr);
 
   // The gradient-reduction groups of a layout (every data-parallel group joined with its
   // context-parallel peers) and those of them that share a node with the first one (their
@@ -83,7 +88,7 @@ private:
   const topo::Topology& t_;
   std::map<std::vector<long>, std::unique_ptr<comm::Communicator>> comms_;
   std::map<std::tuple<const comm::Communicator*, int, double, std::string, bool>, comm::CollectiveResult> collectives_;
-  std::map<std::tuple<std::vector<long>, int, double, std::string, int, double>, double> contention_;
+  std::map<std::tuple<std::vector<long>, int, int, int, double, std::string, int, double>, double> contention_;
   std::map<std::vector<long>, LayoutGroups> groups_;
   std::size_t flow_runs_ = 0;
 };
