@@ -187,6 +187,24 @@ TEST(Train, EagerKernelsAndPerOpRecomputation) {
   EXPECT_NE(r.err.find("fused, eager"), std::string::npos) << r.err;
 }
 
+// FP8 doubles the GEMMs' peak but not the step: the attention core stays in 16 bits and every
+// linear layer casts its input and its output gradient to FP8 through HBM. torchtitan measured
+// 1.28x for Llama 3.1 8B on 8 H100s (torch.compile, 6,667 -> 8,532 tokens/s per GPU, its Table
+// 1); the model's gain stays well under 2x.
+TEST(Train, Fp8GainsLessThanItsPeak) {
+  const std::vector<std::string> job{"--preset",       "dgx-h100", "--model",     "llama3.1-8b",   "--fsdp",
+                                     "full",           "--dp",     "8",           "--micro-batch", "2",
+                                     "--global-batch", "16",       "--attention", "flash2"};
+  auto with = [&](const char* precision) {
+    auto args = job;
+    args.insert(args.end(), {"--precision", precision});
+    return train(args)["tokens_per_s"].get<double>();
+  };
+  const double gain = with("fp8") / with("bf16");
+  EXPECT_GT(gain, 1.1);
+  EXPECT_LT(gain, 1.6);
+}
+
 // A profile saved by `probe --save` with a measured GEMM rate replaces the published ceiling: a
 // GPU measured at half the rate trains slower, and the output says where the figure came from.
 TEST(Train, ComputeProfileReplacesThePublishedGemmCeiling) {
@@ -284,7 +302,7 @@ TEST(TrainingValidation, EvaluatesTheRowsItCoversAndNamesTheRest) {
     EXPECT_GT(c.predicted, 0) << c.id;
   }
   EXPECT_GE(evaluated, 110);
-  EXPECT_LT(sum / static_cast<double>(evaluated), 0.38);  // 34.3% now; the target is 15%
+  EXPECT_LT(sum / static_cast<double>(evaluated), 0.36);  // 33.1% now; the target is 15%
 }
 
 }  // namespace

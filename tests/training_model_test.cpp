@@ -235,6 +235,17 @@ TEST(PointwiseTraffic, EagerCountsEveryOperatorsPassThroughMemory) {
   EXPECT_DOUBLE_EQ(gpt.activation, 4);
 }
 
+// FP8 linear layers: the transposed FP8 copy of the input (1 byte) and, where no kernel before
+// writes FP8, the cast itself (2 read, 1 written); backward the output gradient's cast and
+// transpose (2 read, 1 + 1 written).
+TEST(PointwiseTraffic, Fp8CastsAroundALinearLayer) {
+  const auto fused = fp8_linear_casts(4096, 6144, true);
+  EXPECT_DOUBLE_EQ(fused.forward, 4096);
+  EXPECT_DOUBLE_EQ(fused.backward, 4 * 6144);
+  const auto cast = fp8_linear_casts(4096, 4096, false);
+  EXPECT_DOUBLE_EQ(cast.forward, 4 * 4096);
+}
+
 // torchtitan's per-op selective checkpointing recomputes wk, wo and w3 of each layer: the
 // hardware FLOPs exceed the model FLOPs by exactly those matmuls.
 TEST(ModelSize, PerOpSelectiveRecomputesEveryOtherMatmul) {

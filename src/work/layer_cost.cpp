@@ -99,6 +99,7 @@ TransformerLayerCost transformer_layer_cost(const ModelSpec& m, const ParallelLa
   // The element-wise kernels: a norm and a residual add per half, the attention's input
   // preparation, the FFN's activation (fused, or one kernel per operator in eager mode).
   const PointwiseBytes pw = pointwise_bytes(m, l, o.precision, o.kernels);
+  const bool fp8 = o.precision == Precision::fp8;
   const double elementwise = memory_seconds(c, tokens * pw.norm_and_residual);
   const double attention_inputs = memory_seconds(c, tokens * pw.attention_inputs);
 
@@ -119,11 +120,20 @@ TransformerLayerCost transformer_layer_cost(const ModelSpec& m, const ParallelLa
   const double core_b = o.attention != Attention::unfused
                             ? attention_seconds(a, b, heads, s, s * cp, m.head_dim, causal, true)
                             : unfused_attention_seconds(a, b, heads, s, s * cp, m.head_dim, true);
-  out.attention_forward = qkv + core_f + proj + elementwise + attention_inputs;
+  // FP8: the casts around QKV (input from the norm, already FP8) and the output projection
+  // (input from the attention kernel, in 16 bits).
+  double casts_f = 0, casts_b = 0;
+  if (fp8) {
+    const auto in = fp8_linear_casts(h, (q + 2 * kv) / t, true);
+    const auto out_proj = fp8_linear_casts(q / t, h, false);
+    casts_f = memory_seconds(c, tokens * (in.forward + out_proj.forward));
+    casts_b = memory_seconds(c, tokens * (in.backward + out_proj.backward));
+  }
+  out.attention_forward = qkv + core_f + proj + elementwise + attention_inputs + casts_f;
   out.attention_entry_gemm = qkv;
   out.attention_exit_gemm = proj;
   // Backward: every GEMM twice (input and weight gradients), the attention's own backward.
-  out.attention_backward = 2 * (qkv + proj) + core_b + 2 * (elementwise + attention_inputs);
+  out.attention_backward = 2 * (qkv + proj) + core_b + 2 * (elementwise + attention_inputs) + casts_b;
 
   // FFN half (or the experts this GPU runs: top-k of every token, spread over EP ranks, so on
   // average each GPU runs top-k x its tokens; plus the shared experts).
@@ -131,7 +141,14 @@ TransformerLayerCost transformer_layer_cost(const ModelSpec& m, const ParallelLa
     const double up = gemm_seconds(c, token_count, width * (m.gated_ffn ? 2.0 : 1.0) / t, h);
     const double down = gemm_seconds(c, token_count, h, width / t);
     const double act = memory_seconds(c, token_count * width / t * pw.activation);
-    return std::pair{up + down + act, 2 * (up + down) + 2 * act};
+    double cast_f = 0, cast_b = 0;
+    if (fp8) {
+      const auto fc1 = fp8_linear_casts(h, width * (m.gated_ffn ? 2.0 : 1.0) / t, true);
+      const auto fc2 = fp8_linear_casts(width / t, h, true);
+      cast_f = memory_seconds(c, token_count * (fc1.forward + fc2.forward));
+      cast_b = memory_seconds(c, token_count * (fc1.backward + fc2.backward));
+    }
+    return std::pair{up + down + act + cast_f, 2 * (up + down) + 2 * act + cast_b};
   };
   std::pair<double, double> ffn{0, 0};
   double ffn_params = 0;

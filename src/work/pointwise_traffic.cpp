@@ -55,4 +55,8 @@ PointwiseBytes pointwise_bytes(const ModelSpec& m, const ParallelLayout& layout,
   return b;
 }
 
+Fp8CastBytes fp8_linear_casts(double in, double out, bool input_cast_fused) {
+  return {(input_cast_fused ? 0.0 : 3 * in) + in, 4 * out};
+}
+
 }  // namespace gf::work

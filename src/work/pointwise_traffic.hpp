@@ -23,4 +23,16 @@ struct PointwiseBytes {
 // and residuals run on 1/TP of the tokens.
 PointwiseBytes pointwise_bytes(const ModelSpec& m, const ParallelLayout& layout, Precision precision, Kernels kernels);
 
+// FP8 linear layers (Transformer Engine's; torchao's Float8Linear makes the same casts): bytes
+// per token around one GEMM of `in` input and `out` output elements per token. Forward: the
+// input cast to FP8 (read 16 bits, write 8) unless the kernel before it writes FP8 already (TE
+// fuses the cast into the norm before QKV and FC1 and into the activation before FC2), and its
+// transposed FP8 copy that the weight gradient reads. Backward: the output gradient cast to FP8
+// with its transpose (read 16 bits, write 8 twice).
+struct Fp8CastBytes {
+  double forward = 0;
+  double backward = 0;
+};
+Fp8CastBytes fp8_linear_casts(double in, double out, bool input_cast_fused);
+
 }  // namespace gf::work
