@@ -302,7 +302,7 @@ TEST(TrainingValidation, EvaluatesTheRowsItCoversAndNamesTheRest) {
     EXPECT_GT(c.predicted, 0) << c.id;
   }
   EXPECT_GE(evaluated, 110);
-  EXPECT_LT(sum / static_cast<double>(evaluated), 0.36);  // 32.8% now; the target is 15%
+  EXPECT_LT(sum / static_cast<double>(evaluated), 0.36);  // 32.9% now; the target is 15%
 }
 
 }  // namespace

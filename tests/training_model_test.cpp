@@ -6,7 +6,9 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "hw/catalog.hpp"
 #include "work/model_library.hpp"
+#include "work/compute_efficiency.hpp"
 #include "work/model_size.hpp"
 #include "work/pointwise_traffic.hpp"
 #include "work/training_memory.hpp"
@@ -244,6 +246,19 @@ TEST(PointwiseTraffic, Fp8CastsAroundALinearLayer) {
   EXPECT_DOUBLE_EQ(fused.backward, 4 * 6144);
   const auto cast = fp8_linear_casts(4096, 4096, false);
   EXPECT_DOUBLE_EQ(cast.forward, 4 * 4096);
+}
+
+// Each GPU takes the GEMM ceiling measured on it where data/compute/efficiency.yaml has one (the
+// 300 W PCIe A100, the H200 in FP8), else its family's first-listed GPU's (an HGX H200 in bf16
+// takes the H100's: the source says "H200 is the same"; its 900 W GH200 entry is not used).
+TEST(ComputeEfficiency, EachGpuTakesItsOwnCeiling) {
+  const auto& eff = ComputeEfficiency::builtin();
+  const auto& cat = hw::Catalog::builtin();
+  EXPECT_DOUBLE_EQ(eff.gemm(cat.gpu("a100-sxm4-80gb"), Precision::bf16).ceiling, 0.869);
+  EXPECT_DOUBLE_EQ(eff.gemm(cat.gpu("a100-pcie-80gb"), Precision::bf16).ceiling, 0.811);
+  EXPECT_DOUBLE_EQ(eff.gemm(cat.gpu("h200-sxm"), Precision::bf16).ceiling, 0.803);
+  EXPECT_DOUBLE_EQ(eff.gemm(cat.gpu("h200-sxm"), Precision::fp8).ceiling, 0.734);
+  EXPECT_DOUBLE_EQ(eff.gemm(cat.gpu("h100-sxm5"), Precision::fp8).ceiling, 0.709);
 }
 
 // torchtitan's per-op selective checkpointing recomputes wk, wo and w3 of each layer: the

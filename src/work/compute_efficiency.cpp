@@ -74,8 +74,9 @@ ComputeEfficiency ComputeEfficiency::parse(const std::string& text, const std::s
       for (const auto& g : f["gpus"]) fam.gpus.push_back(g.Scalar());
     if (f["sm_count"] && f["sm_count"].IsMap())
       fam.sm_count = static_cast<int>(number_of(f["sm_count"], "value", file));
-    // GEMM: the ceiling of the family's first-listed GPU per precision; the fixed cost from a
-    // size sweep of the same precision (median of t - F / (peak x ceiling) over its points).
+    // GEMM: the ceiling of the family's first-listed GPU per precision (a GPU with a ceiling of
+    // its own keeps it); the fixed cost from a size sweep of the same precision (median of
+    // t - F / (peak x ceiling) over its points).
     std::map<std::string, std::vector<YAML::Node>> curves;
     if (f["gemm"] && f["gemm"].IsSequence()) {
       for (const auto& e : f["gemm"]) {
@@ -86,6 +87,9 @@ ComputeEfficiency ComputeEfficiency::parse(const std::string& text, const std::s
           if (!(fraction > 0 && fraction <= 1))
             throw InputError(location_of(e, file), "fraction", "a ceiling needs a fraction in (0, 1]", "0 < f <= 1");
           if (!fam.gemm.contains(prec)) fam.gemm[prec] = GemmModel{fraction, 0, text_of(e, "source")};
+          // A GPU measured on its own (the PCIe A100 under its 300 W limit) keeps its figure.
+          if (e["gpu"])
+            fam.gpu_ceiling.try_emplace({e["gpu"].Scalar(), prec}, GemmModel{fraction, 0, text_of(e, "source")});
         } else if (kind == "curve") {
           curves[prec].push_back(e);
         }
@@ -189,6 +193,10 @@ GemmModel ComputeEfficiency::gemm(const hw::GpuSpec& gpu, Precision p) const {
   if (it == f->gemm.end()) it = f->gemm.find("bf16");
   if (it == f->gemm.end()) return out;
   out = it->second;
+  if (const auto own = f->gpu_ceiling.find({gpu.name, it->first}); own != f->gpu_ceiling.end()) {
+    out.ceiling = own->second.ceiling;
+    out.source = own->second.source;
+  }
   if (out.fixed_s <= 0) {
     // No size sweep for this family: the fixed cost of the nearest family that has one.
     for (const auto& other : families_) {

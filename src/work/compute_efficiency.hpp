@@ -59,6 +59,7 @@ private:
     std::string name;
     std::vector<std::string> gpus;
     std::map<std::string, GemmModel> gemm;  // by precision, the family's best-cited ceiling
+    std::map<std::pair<std::string, std::string>, GemmModel> gpu_ceiling;  // (GPU, precision): its own
     std::vector<Curve> attention;
     double attention_range_mid = 0;  // where only a range is published
     int sm_count = 0;
