@@ -239,10 +239,16 @@ std::string TrainOptions::run() const {
     for (const auto& n : split_list(scale)) node_counts.push_back(parse_whole("--scale", n, 1, 1 << 20));
   std::vector<Point> points;
   long base_dp = 0;
+  std::string cluster_header;  // the first evaluation's cluster, with what its overrides changed
   auto evaluate = [&](const std::string& nodes_text) {
     ClusterOptions c = cluster;
     if (!nodes_text.empty()) c.nodes = nodes_text;
     const topo::Topology t(c.load_spec(catalog), catalog);
+    if (cluster_header.empty()) {
+      cluster_header = fmt::format("# cluster: {} node{} x {} {}, network {}\n", t.nodes(), t.nodes() == 1 ? "" : "s",
+                                   t.gpus_per_node(), t.gpu_spec().name, t.spec().network.tech);
+      for (const auto& note : t.notes()) cluster_header += "# note: " + note + "\n";
+    }
     work::TrainOptions oo = o;
     const long model_parallel = oo.layout.tp * oo.layout.pp * oo.layout.cp;
     const long job_gpus = nodes_text.empty() ? parse_whole("--gpus", gpus, 0, t.gpu_count()) : 0;
@@ -319,7 +325,7 @@ std::string TrainOptions::run() const {
     }
     return j.dump(2) + "\n";
   }
-  std::string out;
+  std::string out = cluster_header;
   out += fmt::format("# model: {} ({:.3g}B parameters{}), {} precision, micro-batch {}, {} micro-batches per step\n",
                      m.name, params.total / 1e9,
                      m.moe ? fmt::format(", {:.3g}B active", params.active / 1e9) : std::string(), precision,
