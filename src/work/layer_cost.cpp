@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include <algorithm>
+#include <initializer_list>
 
 #include "work/pointwise_traffic.hpp"
 
@@ -120,15 +121,17 @@ TransformerLayerCost transformer_layer_cost(const ModelSpec& m, const ParallelLa
   const double core_b = o.attention != Attention::unfused
                             ? attention_seconds(a, b, heads, s, s * cp, m.head_dim, causal, true)
                             : unfused_attention_seconds(a, b, heads, s, s * cp, m.head_dim, true);
-  // FP8: the casts around QKV (input from the norm, already FP8) and the output projection
-  // (input from the attention kernel, in 16 bits).
-  double casts_f = 0, casts_b = 0;
-  if (fp8) {
-    const auto in = fp8_linear_casts(h, (q + 2 * kv) / t, true);
-    const auto out_proj = fp8_linear_casts(q / t, h, false);
-    casts_f = memory_seconds(c, tokens * (in.forward + out_proj.forward));
-    casts_b = memory_seconds(c, tokens * (in.backward + out_proj.backward));
-  }
+  // FP8: the casts around a half's linear layers, forward and backward seconds (none in 16 bits).
+  auto fp8_casts = [&](double token_count, std::initializer_list<Fp8CastBytes> linears) {
+    if (!fp8) return std::pair{0.0, 0.0};
+    double forward = 0, backward = 0;
+    for (const auto& x : linears) forward += x.forward, backward += x.backward;
+    return std::pair{memory_seconds(c, token_count * forward), memory_seconds(c, token_count * backward)};
+  };
+  // QKV's input comes from the norm, already FP8; the output projection's from the attention
+  // kernel, in 16 bits.
+  const auto [casts_f, casts_b] =
+      fp8_casts(tokens, {fp8_linear_casts(h, (q + 2 * kv) / t, true), fp8_linear_casts(q / t, h, false)});
   out.attention_forward = qkv + core_f + proj + elementwise + attention_inputs + casts_f;
   out.attention_entry_gemm = qkv;
   out.attention_exit_gemm = proj;
@@ -141,13 +144,9 @@ TransformerLayerCost transformer_layer_cost(const ModelSpec& m, const ParallelLa
     const double up = gemm_seconds(c, token_count, width * (m.gated_ffn ? 2.0 : 1.0) / t, h);
     const double down = gemm_seconds(c, token_count, h, width / t);
     const double act = memory_seconds(c, token_count * width / t * pw.activation);
-    double cast_f = 0, cast_b = 0;
-    if (fp8) {
-      const auto fc1 = fp8_linear_casts(h, width * (m.gated_ffn ? 2.0 : 1.0) / t, true);
-      const auto fc2 = fp8_linear_casts(width / t, h, true);
-      cast_f = memory_seconds(c, token_count * (fc1.forward + fc2.forward));
-      cast_b = memory_seconds(c, token_count * (fc1.backward + fc2.backward));
-    }
+    const auto [cast_f, cast_b] = fp8_casts(
+        token_count,
+        {fp8_linear_casts(h, width * (m.gated_ffn ? 2.0 : 1.0) / t, true), fp8_linear_casts(width / t, h, true)});
     return std::pair{up + down + act + cast_f, 2 * (up + down) + 2 * act + cast_b};
   };
   std::pair<double, double> ffn{0, 0};
@@ -185,7 +184,7 @@ TransformerLayerCost transformer_layer_cost(const ModelSpec& m, const ParallelLa
     out.attention_backward += gemm_seconds(c, tokens, kv / t, h) + proj + elementwise + attention_inputs;
     out.ffn_backward += elementwise;
     if (!(moe_layer && m.moe))
-      out.ffn_backward += (m.gated_ffn ? gemm_seconds(c, tokens, f / t, h) : gemm_seconds(c, tokens, h, f / t)) +
+      out.ffn_backward += (m.gated_ffn ? gemm_seconds(c, tokens, f / t, h) : out.ffn_exit_gemm) +
                           memory_seconds(c, tokens * f / t * pw.activation);
   }
   out.attention_core_forward = core_f;
