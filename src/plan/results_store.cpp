@@ -47,8 +47,19 @@ ResultsStore::ResultsStore(const std::string& path) : path_(path) {
   }
   sqlite3_busy_timeout(db_, 10000);
   // Another file than a database (a plan given by mistake, a text file) fails here, cleanly.
+  // Two connections switching a new file to WAL at once (a planner creating it, a reader
+  // polling it) can meet in a lock upgrade where SQLite returns "database is locked" without
+  // calling the busy handler, to avoid a deadlock: retry that, for as long as the busy timeout.
   char* err = nullptr;
-  if (sqlite3_exec(db_, "PRAGMA journal_mode=WAL", nullptr, nullptr, &err) != SQLITE_OK) {
+  int rc = SQLITE_OK;
+  for (int tries = 0; tries < 1000; ++tries) {
+    sqlite3_free(err);
+    err = nullptr;
+    rc = sqlite3_exec(db_, "PRAGMA journal_mode=WAL", nullptr, nullptr, &err);
+    if (rc != SQLITE_BUSY && rc != SQLITE_LOCKED) break;
+    sqlite3_sleep(10);
+  }
+  if (rc != SQLITE_OK) {
     const std::string why = err ? err : "not a database";
     sqlite3_free(err);
     sqlite3_close(db_);
