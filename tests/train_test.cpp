@@ -119,6 +119,26 @@ TEST(Train, TraceIsOneStepOnNamedTracks) {
     EXPECT_TRUE(names.count("NCCL stream: parameter all-gather"));
     EXPECT_TRUE(names.count("in-line collectives (TP, EP, CP)"));
   }
+  // With pipeline stages: each stage's forwards and backwards in the schedule's order, and the
+  // sends across each boundary, inside the step.
+  const auto j = train({"--preset", "dgx-h100", "--nodes", "4", "--model", "llama3.1-8b", "--tp", "8", "--pp", "4",
+                        "--vpp", "2", "--global-batch", "8", "--trace", file.string()});
+  std::ifstream in(file);
+  const auto trace = nlohmann::json::parse(in);
+  std::map<int, std::string> tracks;
+  std::map<std::string, int> spans;
+  double end = 0;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["name"] == "thread_name") tracks[e["tid"].get<int>()] = e["args"]["name"].get<std::string>();
+    if (e["ph"] != "X") continue;
+    ++spans[tracks[e["tid"].get<int>()]];
+    end = std::max(end, (e["ts"].get<double>() + e["dur"].get<double>()) / 1e6);
+  }
+  EXPECT_LE(end, j["step_time_s"].get<double>() * (1 + 1e-9));
+  for (int s = 0; s < 4; ++s)
+    EXPECT_EQ(spans["pipeline stage " + std::to_string(s)], 2 * 8 * 2);  // 8 micro-batches x 2 chunks
+  EXPECT_EQ(spans["stage 0 -> 1 sends"], 2 * 8 * 2);                     // both ways, both chunks
+  EXPECT_EQ(spans["stage 3 -> 0 sends"], 2 * 8);                         // the chunk hand-back, both ways
   fs::remove(file);
 }
 
@@ -262,6 +282,10 @@ TEST(Train, BadLayoutsAndModelsAreExitTwo) {
   EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "mixtral-8x7b", "--ep", "3"}), 2);  // does not divide DP 8
   EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "resnet-50", "--cp", "2"}), 2);     // no sequence
   EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "llama3.1-8b", "--attention", "fa9"}), 2);
+  // Interleaving with micro-batches that do not fill whole groups of PP (6 for PP 4).
+  EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "llama3.1-8b", "--pp", "4", "--vpp", "2", "--dp", "2",
+                  "--global-batch", "12"}),
+            2);
   EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "llama3.1-8b", "--trace", "/nonexistent-dir/t.json"}), 2);
   EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "llama3.1-8b", "--background", "all_reduce:1G"}),
             2);  // no GPUs left

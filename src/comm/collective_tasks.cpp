@@ -20,7 +20,8 @@ PlacedCollective add_collective(sim::TaskGraph& graph, const Communicator& c, co
   if (req.size > 0 && c.ranks() >= 2) {
     const WireShape shape = wire_shape(c, req, algo, proto);
     const long root = req.op == Op::broadcast || req.op == Op::reduce ? req.root : 0;
-    const PatternTasks traffic = add_pattern_flows(graph, c, req.op, algo, req.size, shape.inflate, root, placed.entry);
+    const PatternTasks traffic = add_pattern_flows(graph, c, req.op, algo, req.size, shape.inflate, root, placed.entry,
+                                                   req.op == Op::sendrecv ? req.sender : -1);
     for (const auto t : traffic.last) graph.add_dependency(t, data_done);
     // What no shared link explains runs beside the flows: the data takes at least this long.
     // (The per-connection time was emitted at the inflated bytes already.)

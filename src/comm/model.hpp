@@ -33,6 +33,10 @@ struct CollectiveRequest {
   int gpus_per_process = 1;     // GPUs one thread drives (nccl-tests -g): their launches serialise
   std::string dtype = "float";  // nccl-tests -d spelling
   std::string redop = "sum";    // nccl-tests -o spelling
+  // sendrecv placed in a task graph (add_collective): only this rank sends (to the next), as a
+  // pipeline stage does; -1, every rank. Its time alone stays the sendrecv's (the same on
+  // full-duplex links): only the flows beside other traffic change.
+  long sender = -1;
 };
 
 // Whether NVLink SHARP reduces this type with this operation (NCCL's ncclNvlsSupported).

@@ -19,6 +19,9 @@ struct PatternScope {
   // When set, raised to the longest time any one connection needs at its transport's
   // per-connection rate (Communicator::connection_rate): a bound the links alone do not give.
   double* connection_time = nullptr;
+  // sendrecv: only this rank sends (to the next; one pipeline stage's send to its neighbour),
+  // not every rank to the next as nccl-tests' sendrecv does. -1: every rank.
+  long sender = -1;
 };
 
 // Phases that run one after another (each phase's flows run concurrently).

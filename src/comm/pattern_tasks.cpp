@@ -47,11 +47,11 @@ struct FlowKeyEqual {
 }  // namespace
 
 PatternTasks add_pattern_flows(sim::TaskGraph& graph, const Communicator& c, Op op, Algo algo, double size,
-                               double inflate, long root, std::optional<sim::TaskId> start) {
+                               double inflate, long root, std::optional<sim::TaskId> start, long sender) {
   PatternTasks out;
   if (op == Op::alltoall) {
     // Every all-to-all flow has its own pair of end points: nothing to merge, so skip the map.
-    emit_pattern(c, op, algo, size, inflate, PatternScope{-1, 0, root, &out.connection_seconds},
+    emit_pattern(c, op, algo, size, inflate, PatternScope{-1, 0, root, &out.connection_seconds, sender},
                  [&](std::span<const topo::LinkId> path, double bytes) {
                    const sim::TaskId id = graph.add_flow(path, Bytes(bytes), Seconds(0));
                    if (start) graph.add_dependency(*start, id);
@@ -64,7 +64,7 @@ PatternTasks add_pattern_flows(sim::TaskGraph& graph, const Communicator& c, Op 
   for (int ph = 0; ph < count; ++ph) {
     std::unordered_map<FlowKey, double, FlowKeyHash, FlowKeyEqual> merged;
     double phase_connection = 0;
-    emit_pattern(c, op, algo, size, inflate, PatternScope{-1, ph, root, &phase_connection},
+    emit_pattern(c, op, algo, size, inflate, PatternScope{-1, ph, root, &phase_connection, sender},
                  [&](std::span<const topo::LinkId> path, double bytes) {
                    if (auto it = merged.find(FlowView{path, bytes}); it != merged.end()) {
                      it->second += 1.0;

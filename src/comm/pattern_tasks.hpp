@@ -24,6 +24,6 @@ struct PatternTasks {
 // channels) are one weighted flow: max-min gives it the shares of all of them. Each phase
 // starts when the previous one has ended; the first waits for `start` when given.
 PatternTasks add_pattern_flows(sim::TaskGraph& graph, const Communicator& c, Op op, Algo algo, double size,
-                               double inflate, long root, std::optional<sim::TaskId> start);
+                               double inflate, long root, std::optional<sim::TaskId> start, long sender = -1);
 
 }  // namespace gf::comm

@@ -22,15 +22,42 @@ constexpr std::uint32_t kCompletion = ~0u;
 
 class Simulator {
 public:
-  Simulator(const TaskGraph& g, std::span<const double> capacity)
-      : g_(g),
-        capacity_(capacity),
-        link_flows_(capacity.size()),
-        link_dirty_(capacity.size(), 0),
-        link_seen_(capacity.size(), 0),
-        remaining_cap_(capacity.size(), 0),
-        unfrozen_(capacity.size(), 0) {
+  Simulator(const TaskGraph& g, std::span<const double> capacity) : g_(g) {
+    // The links the tasks use, numbered from 0: a graph on a large cluster touches a small part
+    // of its links, and the per-link state below is sized by what is used, not by the cluster.
     const std::size_t n = g.size();
+    // Cluster link -> local number, valid where its stamp is this run's (reused across runs on
+    // the thread, so nothing of the cluster's size is cleared per run).
+    thread_local std::vector<LinkId> local;
+    thread_local std::vector<std::uint64_t> stamp;
+    thread_local std::uint64_t run = 0;
+    if (local.size() < capacity.size()) {
+      local.resize(capacity.size());
+      stamp.resize(capacity.size(), 0);
+    }
+    ++run;
+    std::vector<LinkId> used;
+    path_begin_.reserve(n + 1);
+    path_begin_.push_back(0);
+    for (TaskId t = 0; t < n; ++t) {
+      for (const LinkId l : g.path(t)) {
+        if (l >= capacity.size()) throw std::invalid_argument("flow over a link without capacity");
+        if (stamp[l] != run) {
+          stamp[l] = run;
+          local[l] = static_cast<LinkId>(used.size());
+          used.push_back(l);
+        }
+        path_.push_back(local[l]);
+      }
+      path_begin_.push_back(path_.size());
+    }
+    capacity_.reserve(used.size());
+    for (const LinkId l : used) capacity_.push_back(capacity[l]);
+    link_flows_.resize(used.size());
+    link_dirty_.assign(used.size(), 0);
+    link_seen_.assign(used.size(), 0);
+    remaining_cap_.assign(used.size(), 0);
+    unfrozen_.assign(used.size(), 0);
     result_.start.assign(n, -1);
     result_.finish.assign(n, -1);
     deps_left_.resize(n);
@@ -80,7 +107,7 @@ private:
       queue_.push({now + g_.duration(t), t, kCompletion});
       return;
     }
-    const auto path = g_.path(t);
+    const auto path = path_of(t);
     bool uses_anything = false;
     for (std::size_t i = 0; i < path.size() && !uses_anything; ++i) uses_anything = g_.demand(t, i) > 0;
     if (!uses_anything || g_.bytes(t) <= 0) {  // nothing to move, or work that takes no resource
@@ -103,7 +130,7 @@ private:
   void drain(TaskId t, double now) {
     active_[t] = 0;
     remaining_[t] = 0;
-    for (const LinkId l : g_.path(t)) mark_dirty(l);
+    for (const LinkId l : path_of(t)) mark_dirty(l);
     const double lat = g_.latency(t);
     if (lat > 0)
       queue_.push({now + lat, t, kCompletion});
@@ -144,7 +171,7 @@ private:
         if (flow_seen_[f] == epoch_) continue;
         flow_seen_[f] = epoch_;
         flows.push_back(f);
-        for (const LinkId l2 : g_.path(f)) {
+        for (const LinkId l2 : path_of(f)) {
           if (link_seen_[l2] != epoch_) {
             link_seen_[l2] = epoch_;
             links.push_back(l2);
@@ -195,7 +222,7 @@ private:
         // Every unfrozen task progresses at `current` per unit of weight; what it takes of
         // each resource on its path is that rate times its demand there.
         set_rate(f, current * w, now);
-        const auto path = g_.path(f);
+        const auto path = path_of(f);
         for (std::size_t i = 0; i < path.size(); ++i) {
           const double d = g_.demand(f, i);
           remaining_cap_[path[i]] -= current * w * d;
@@ -213,8 +240,15 @@ private:
     if (t < kInf) queue_.push({t, f, version_[f]});
   }
 
+  // A task's path in the simulator's own link numbering.
+  [[nodiscard]] std::span<const LinkId> path_of(TaskId t) const {
+    return {path_.data() + path_begin_[t], path_begin_[t + 1] - path_begin_[t]};
+  }
+
   const TaskGraph& g_;
-  std::span<const double> capacity_;
+  std::vector<double> capacity_;  // by the simulator's link number
+  std::vector<LinkId> path_;
+  std::vector<std::size_t> path_begin_;
   // The tasks on a link or resource, with what each takes of it per unit of progress.
   struct Use {
     TaskId task;

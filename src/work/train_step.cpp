@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <map>
 
+#include "comm/collective_tasks.hpp"
 #include "comm/model.hpp"
 #include "core/error.hpp"
 #include "work/ddp_step.hpp"
 #include "work/fsdp_step.hpp"
 #include "work/layer_cost.hpp"
+#include "work/pp_schedule.hpp"
 
 namespace gf::work {
 
@@ -62,6 +64,50 @@ double sm_share(const topo::Topology& t, int channels) {
 // data-parallel-with-context-parallel groups. Expert parameters are reduced over this whole
 // group too, not the smaller expert-data-parallel one (an approximation: per rank a ring moves
 // nearly the same bytes either way).
+// Every pipeline's GPUs facing each other across each stage boundary: [b] holds (stage b GPU,
+// stage b + 1 GPU) pairs; the last, stage PP - 1 to stage 0, hands the interleaved schedule's
+// chunks back to the first stage.
+std::vector<std::vector<std::vector<long>>> stage_boundaries(const ParallelLayout& l, const RankOrder& order,
+                                                             const std::vector<long>& placement) {
+  std::vector<std::vector<std::vector<long>>> out(static_cast<std::size_t>(l.pp));
+  for (const auto& g : on_gpus(groups(l, order, Axis::pp), placement))
+    for (long b = 0; b < l.pp; ++b)
+      out[static_cast<std::size_t>(b)].push_back(
+          {g[static_cast<std::size_t>(b)], g[static_cast<std::size_t>((b + 1) % l.pp)]});
+  return out;
+}
+
+// The slowest boundary of GPU 0's pipeline (the first that crosses servers, else the first)
+// and the pairs across it that share a node with GPU 0's pair. Without a placement only the
+// GPUs of those two nodes are looked at (a planner prices many layouts on large clusters).
+TrainingContext::PipelinePairs pipeline_boundaries(const ParallelLayout& l, const RankOrder& order,
+                                                   const std::vector<long>& placement, long per_node) {
+  const auto first = on_gpus(group_of(l, order, Axis::pp, 0), placement);
+  std::size_t b = 0;
+  for (std::size_t s = 0; s + 1 < first.size(); ++s) {
+    if (first[s] / per_node != first[s + 1] / per_node) {
+      b = s;
+      break;
+    }
+  }
+  TrainingContext::PipelinePairs out;
+  if (!placement.empty()) {
+    out.slowest = concurrent_groups(stage_boundaries(l, order, placement)[b], per_node);
+    return out;
+  }
+  out.slowest.push_back({first[b], first[b + 1]});
+  for (const long node : {first[b] / per_node, first[b + 1] / per_node}) {
+    for (long g = node * per_node; g < std::min((node + 1) * per_node, l.gpus()); ++g) {
+      const auto pipeline = group_of(l, order, Axis::pp, g);  // in stage order (ranks ascend with the stage)
+      if (pipeline[b] != g && pipeline[b + 1] != g) continue;
+      std::vector<long> pair{pipeline[b], pipeline[b + 1]};
+      if (std::find(out.slowest.begin(), out.slowest.end(), pair) == out.slowest.end())
+        out.slowest.push_back(std::move(pair));
+    }
+  }
+  return out;
+}
+
 std::vector<std::vector<long>> gradient_groups(const ParallelLayout& l, const RankOrder& order) {
   auto dp = groups(l, order, Axis::dp);
   if (l.cp <= 1) return dp;
@@ -201,6 +247,11 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
   TrainResult out;
   out.gpus = gpus;
   out.micro_batches = global / (micro * l.dp);
+  refuse(l.vpp > 1 && l.pp > 1 && out.micro_batches % l.pp != 0, "--vpp",
+         fmt::format("the interleaved schedule runs micro-batches in groups of PP: {} micro-batches per step for PP {}",
+                     out.micro_batches, l.pp),
+         "a global batch giving micro-batches per step (global / (micro-batch x DP)) divisible by PP, as Megatron-LM "
+         "requires");
   MemoryOptions mem = o.memory;
   mem.micro_batches = out.micro_batches;
   mem.gpus_per_node = t.gpus_per_node();
@@ -231,7 +282,9 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
   };
 
   std::vector<LayerCost> layers;
-  double pp_p2p_s = 0;  // one stage-to-stage send of a micro-batch's activations
+  double pp_p2p_s = 0;  // one stage-to-stage send of a micro-batch's activations, all peers at once
+  double pp_bytes = 0;  // what one GPU sends across a stage boundary per micro-batch
+  const TrainingContext::PipelinePairs* pp_boundaries = nullptr;
   double params_here = 0;
   if (m.is_transformer()) {
     const double tokens = static_cast<double>(micro * m.seq) / static_cast<double>(l.cp);
@@ -307,19 +360,15 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
     // packed into one server when TP x CP x DP is smaller than it are joined by NVLink or
     // PCIe, the next pair may cross the network), else the first.
     if (l.pp > 1) {
-      const auto stages = on_gpus(group_of(l, o.order, Axis::pp, 0), o.placement);
-      const double bytes =
-          tokens * h * (o.memory.precision == Precision::fp32 ? 4 : 2) / (l.sequence_parallel ? l.tp : 1);
-      const long per_node = t.gpus_per_node();
-      std::size_t boundary = 0;
-      for (std::size_t s = 0; s + 1 < stages.size(); ++s) {
-        if (stages[s] / per_node != stages[s + 1] / per_node) {
-          boundary = s;
-          break;
-        }
-      }
-      pp_p2p_s =
-          cache.collective({stages[boundary], stages[boundary + 1]}, comm::Op::sendrecv, bytes, dtype).time.value();
+      pp_bytes = tokens * h * (o.memory.precision == Precision::fp32 ? 4 : 2) / (l.sequence_parallel ? l.tp : 1);
+      const auto& pipe = cache.pipeline_pairs(
+          l, o.order, o.placement, [&] { return pipeline_boundaries(l, o.order, o.placement, t.gpus_per_node()); });
+      // Every tensor-, context- and data-parallel peer sends its share across the boundary at
+      // the same moment, over the NICs and switches they share.
+      const auto& alone = cache.collective(pipe.slowest.front(), comm::Op::sendrecv, pp_bytes, dtype);
+      const double stretch = cache.contention(pipe.slowest, comm::Op::sendrecv, pp_bytes, dtype);
+      pp_p2p_s = (alone.time + alone.data_time * (stretch - 1)).value();
+      pp_boundaries = &pipe;
     }
   } else {
     // A generic model: its forward FLOPs per sample at the GEMM ceiling, backward twice that;
@@ -430,19 +479,57 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
     s.compute_s += d.optimizer_s;
     s.step_s = s.compute_s;
   }
-  // 1F1B: every stage runs m forward and m backward micro-batches; the pipeline fills and
-  // drains for (p - 1) micro-batch times, divided by the virtual stages of the interleaved
-  // schedule (Narayanan et al. SC'21, Section 2.2). Each micro-batch's activations go forward
-  // and its gradients back once per stage boundary, in the critical path.
-  double per_micro = 0;
-  for (const auto& layer : layers) per_micro += layer.forward_s + layer.backward_s;
-  const double mb = static_cast<double>(out.micro_batches);
-  out.breakdown.pp_bubble_s =
-      static_cast<double>(l.pp - 1) / static_cast<double>(std::max<long>(1, l.vpp)) * (per_micro + 2 * pp_p2p_s);
-  out.breakdown.pp_p2p_s = l.pp > 1 ? 2 * mb * pp_p2p_s : 0;
+  // The pipeline (pp_schedule.hpp): Megatron's 1F1B or interleaved schedule; its fill and drain
+  // and the sends in its critical path come on top of the representative stage's own step.
+  double forward_micro = 0;
+  double backward_micro = 0;
+  for (const auto& layer : layers) {
+    forward_micro += layer.forward_s;
+    backward_micro += layer.backward_s;
+  }
+  const long chunks = std::max<long>(1, l.vpp);
+  const PipelineShape pipe{l.pp, chunks, out.micro_batches};
+  const double chunk_forward = forward_micro / static_cast<double>(chunks);
+  const double chunk_backward = backward_micro / static_cast<double>(chunks);
+  const PipelineCost pcost = pipeline_closed_form(pipe, chunk_forward, chunk_backward, pp_p2p_s);
+  out.breakdown.pp_bubble_s = pcost.bubble_s;
+  out.breakdown.pp_p2p_s = pcost.transfers_s;
+  if (l.pp > 1)
+    out.assumptions.push_back(fmt::format(
+        "pipeline: Megatron's {} schedule with blocking batched sends (no --overlap-p2p-comm); one send of {:.3g} MB "
+        "across the slowest stage boundary takes {:.3g} ms with its peers'",
+        chunks > 1 ? "interleaved 1F1B" : "1F1B", pp_bytes / 1e6, 1e3 * pp_p2p_s));
+  if (l.pp > 1 && o.full_graph && pp_boundaries != nullptr) {
+    // The reference: the schedule on the flow engine, every peer's send across every boundary
+    // as the communication layer's flows, sharing links with the others at that moment.
+    const auto boundaries = stage_boundaries(l, o.order, o.placement);
+    const auto graph =
+        build_pipeline(pipe, chunk_forward, chunk_backward, [&](sim::TaskGraph& g, long from, long to, bool) {
+          // A send to the next stage runs over boundary `from`'s pairs, a gradient back over `to`'s.
+          const bool back = to != (from + 1) % l.pp;
+          const auto& pairs = boundaries[static_cast<std::size_t>(back ? to : from)];
+          PlacedTransfer placed{g.add_delay(Seconds(0)), g.add_delay(Seconds(0))};
+          for (const auto& pair : pairs) {
+            comm::CollectiveRequest req;
+            req.op = comm::Op::sendrecv;
+            req.size = pp_bytes;
+            req.dtype = dtype;
+            req.engine = comm::Engine::flow;
+            const comm::Communicator& comm = cache.communicator(pair);
+            const long sender_gpu = back ? pair[1] : pair[0];
+            req.sender = comm.gpu_of(0) == sender_gpu ? 0 : 1;
+            const auto c = comm::add_collective(g, comm, req);
+            g.add_dependency(placed.entry, c.entry);
+            g.add_dependency(c.exit, placed.exit);
+          }
+          return placed;
+        });
+    const auto run = run_pipeline(graph, cache.communicator(pp_boundaries->slowest.front()).capacity(), false);
+    out.breakdown.pp_p2p_s = std::max(0.0, run.makespan_s - run.compute_s - pcost.bubble_s);
+  }
   if (o.record_timeline) {
-    // The representative stage's schedule, after the pipeline's fill and before its drain (half
-    // the bubble each); its sends to the neighbouring stages drawn as one span at the end.
+    // The representative stage's streams, after the pipeline's fill and before its drain (half
+    // the bubble each)...
     const double fill = out.breakdown.pp_bubble_s / 2;
     for (auto e : s.events) {
       e.start_s += fill;
@@ -452,9 +539,16 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
       out.timeline.push_back({kComputeTrack, "pipeline fill (idle)", 0, fill});
       out.timeline.push_back({kComputeTrack, "pipeline drain (idle)", fill + s.step_s, fill});
     }
-    if (out.breakdown.pp_p2p_s > 0)
-      out.timeline.push_back({kInlineTrack, fmt::format("stage send/recv x {:.0f} (spread over the step)", 2 * mb),
-                              s.step_s + 2 * fill, out.breakdown.pp_p2p_s});
+    // ...and every stage's forwards, backwards and sends in the schedule's own order, each send
+    // at the time the closed form gives it.
+    if (l.pp > 1) {
+      const auto graph = build_pipeline(pipe, chunk_forward, chunk_backward, [&](sim::TaskGraph& g, long, long, bool) {
+        const auto id = g.add_delay(Seconds(pp_p2p_s));
+        return PlacedTransfer{id, id};
+      });
+      const std::vector<double> no_links;
+      for (auto& e : run_pipeline(graph, no_links, true).events) out.timeline.push_back(std::move(e));
+    }
   }
   out.step_s = s.step_s + out.breakdown.pp_bubble_s + out.breakdown.pp_p2p_s;
   out.breakdown.compute_s =

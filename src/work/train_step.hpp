@@ -7,8 +7,9 @@
 // Modelled today: data parallelism (DDP buckets; Megatron's distributed optimizer and ZeRO-1/2
 // as reduce-scatter plus a parameter all-gather; ZeRO-3 and FSDP full/hybrid as per-layer
 // gathers and reduce-scatters, fsdp_step.hpp) with tensor and sequence parallelism, gradient
-// accumulation, and pipeline parallelism with the 1F1B schedule (interleaved with --vpp) in
-// closed form; context parallelism as ring attention (key/value chunks passed around the CP
+// accumulation, and pipeline parallelism with Megatron's 1F1B schedule (interleaved with --vpp;
+// pp_schedule.hpp: the schedule's graph, and the closed form counting its critical sends that
+// the planner uses); context parallelism as ring attention (key/value chunks passed around the CP
 // group, overlapping the attention core; gradients reduced over DP x CP) and expert parallelism
 // (dispatch and combine all-to-alls in the critical path). Impossible layouts throw InputError.
 #include <string>

@@ -70,12 +70,25 @@ public:
   template <typename Make>
   const LayoutGroups& layout_groups(const ParallelLayout& l, const RankOrder& order, const std::vector<long>& placement,
                                     Make make) {
-    std::vector<long> key{l.tp, l.pp, l.dp, l.cp, l.ep};
-    for (const Axis a : order.inner_to_outer) key.push_back(static_cast<long>(a));
-    if (!placement.empty()) key.push_back(-1);  // no axis is -1: keeps the two parts apart
-    key.insert(key.end(), placement.begin(), placement.end());
+    auto key = shape_key(l, order, placement);
     auto it = groups_.find(key);
     if (it == groups_.end()) it = groups_.emplace(std::move(key), make()).first;
+    return it->second;
+  }
+
+  // The pairs of GPUs facing each other across the pipeline's stage boundaries, built by
+  // `make` once per layout shape like `layout_groups`.
+  struct PipelinePairs {
+    // The slowest boundary's (stage b GPU, stage b + 1 GPU) pairs that share a node with its
+    // first pair, GPU 0's pipeline's: they send at the same moment.
+    std::vector<std::vector<long>> slowest;
+  };
+  template <typename Make>
+  const PipelinePairs& pipeline_pairs(const ParallelLayout& l, const RankOrder& order,
+                                      const std::vector<long>& placement, Make make) {
+    auto key = shape_key(l, order, placement);
+    auto it = pipeline_pairs_.find(key);
+    if (it == pipeline_pairs_.end()) it = pipeline_pairs_.emplace(std::move(key), make()).first;
     return it->second;
   }
 
@@ -85,11 +98,20 @@ public:
   [[nodiscard]] std::size_t collectives_priced() const { return collectives_.size(); }
 
 private:
+  static std::vector<long> shape_key(const ParallelLayout& l, const RankOrder& order,
+                                     const std::vector<long>& placement) {
+    std::vector<long> key{l.tp, l.pp, l.dp, l.cp, l.ep};
+    for (const Axis a : order.inner_to_outer) key.push_back(static_cast<long>(a));
+    if (!placement.empty()) key.push_back(-1);  // no axis is -1: keeps the two parts apart
+    key.insert(key.end(), placement.begin(), placement.end());
+    return key;
+  }
   const topo::Topology& t_;
   std::map<std::vector<long>, std::unique_ptr<comm::Communicator>> comms_;
   std::map<std::tuple<const comm::Communicator*, int, double, std::string, bool>, comm::CollectiveResult> collectives_;
   std::map<std::tuple<std::vector<long>, int, int, int, double, std::string, int, double>, double> contention_;
   std::map<std::vector<long>, LayoutGroups> groups_;
+  std::map<std::vector<long>, PipelinePairs> pipeline_pairs_;
   std::size_t flow_runs_ = 0;
 };
 

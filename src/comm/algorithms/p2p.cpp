@@ -64,7 +64,8 @@ public:
     switch (op) {
       case Op::alltoall: emit_alltoall(c, size, e); return;
       case Op::sendrecv:
-        for (long a = 0; a < c.ranks(); ++a) e.edge(a, (a + 1) % c.ranks(), size);
+        for (long a = 0; a < c.ranks(); ++a)
+          if (scope.sender < 0 || a == scope.sender) e.edge(a, (a + 1) % c.ranks(), size);
         return;
       default: emit_ring(c, op, size, scope.root, e); return;
     }
