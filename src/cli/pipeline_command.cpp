@@ -10,6 +10,34 @@
 
 namespace gf::cli {
 
+work::PipelineOptions parse_pipeline_options(const std::string& source, const std::string& decode,
+                                             const std::string& memory, const std::string& prefetch,
+                                             const std::string& loader_cores, const std::string& batch, bool gds,
+                                             const std::string& network_fs) {
+  work::PipelineOptions o;
+  if (source == "nvme") {
+    o.source = work::DataSource::local_nvme;
+  } else if (source == "page-cache") {
+    o.source = work::DataSource::page_cache;
+  } else if (source == "network-fs") {
+    o.source = work::DataSource::network_fs;
+  } else {
+    throw InputError({}, "--source", "got '" + source + "'", "nvme, page-cache, network-fs");
+  }
+  if (decode != "cpu" && decode != "gpu") throw InputError({}, "--decode", "got '" + decode + "'", "cpu, gpu");
+  o.decode = decode == "cpu" ? work::DecodeOn::cpu : work::DecodeOn::gpu;
+  if (memory != "pinned" && memory != "pageable") {
+    throw InputError({}, "--memory", "got '" + memory + "'", "pinned, pageable");
+  }
+  o.buffers = memory == "pinned" ? work::HostBuffers::pinned : work::HostBuffers::pageable;
+  o.prefetch = static_cast<int>(parse_whole("--prefetch", prefetch, 0, 64));
+  o.loader_cores = static_cast<int>(parse_whole("--loader-cores", loader_cores, 0, 100000));
+  o.batch = static_cast<int>(parse_whole("--batch", batch, 0, 1 << 20));
+  o.gds = gds;
+  o.network_fs = network_fs;
+  return o;
+}
+
 void PipelineOptions::add_to(CLI::App& app) {
   cluster.add_to(app);
   app.add_option("--input", input, "Input workload: a built-in name (see --list) or a workload YAML file");
@@ -35,27 +63,8 @@ std::string PipelineOptions::run() const {
   if (input.empty()) {
     throw InputError({}, "--input", "no input workload given", join(work::builtin_workloads()) + ", or a YAML file");
   }
-  work::PipelineOptions o;
-  if (source == "nvme") {
-    o.source = work::DataSource::local_nvme;
-  } else if (source == "page-cache") {
-    o.source = work::DataSource::page_cache;
-  } else if (source == "network-fs") {
-    o.source = work::DataSource::network_fs;
-  } else {
-    throw InputError({}, "--source", "got '" + source + "'", "nvme, page-cache, network-fs");
-  }
-  if (decode != "cpu" && decode != "gpu") throw InputError({}, "--decode", "got '" + decode + "'", "cpu, gpu");
-  o.decode = decode == "cpu" ? work::DecodeOn::cpu : work::DecodeOn::gpu;
-  if (memory != "pinned" && memory != "pageable") {
-    throw InputError({}, "--memory", "got '" + memory + "'", "pinned, pageable");
-  }
-  o.buffers = memory == "pinned" ? work::HostBuffers::pinned : work::HostBuffers::pageable;
-  o.prefetch = static_cast<int>(parse_whole("--prefetch", prefetch, 0, 64));
-  o.loader_cores = static_cast<int>(parse_whole("--loader-cores", loader_cores, 0, 100000));
-  o.batch = static_cast<int>(parse_whole("--batch", batch, 0, 1 << 20));
-  o.gds = gds;
-  o.network_fs = network_fs;
+  const work::PipelineOptions o =
+      parse_pipeline_options(source, decode, memory, prefetch, loader_cores, batch, gds, network_fs);
 
   const work::InputWorkload w = work::load_workload(input);
   const hw::Catalog catalog = cluster.load_catalog();

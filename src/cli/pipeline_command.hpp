@@ -5,8 +5,16 @@
 #include <string>
 
 #include "cli/cluster_options.hpp"
+#include "work/pipeline.hpp"
 
 namespace gf::cli {
+
+// The input pipeline's options as `pipeline` and `train --input` spell them; InputError naming
+// the flag for a bad one.
+work::PipelineOptions parse_pipeline_options(const std::string& source, const std::string& decode,
+                                             const std::string& memory, const std::string& prefetch,
+                                             const std::string& loader_cores, const std::string& batch, bool gds,
+                                             const std::string& network_fs);
 
 struct PipelineOptions {
   ClusterOptions cluster;

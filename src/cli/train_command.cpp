@@ -4,8 +4,11 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <tuple>
 
 #include "cli/collective_command.hpp"
+#include "cli/pipeline_command.hpp"
 #include "comm/collective.hpp"
 #include "core/error.hpp"
 #include "core/yaml_fields.hpp"
@@ -13,6 +16,7 @@
 #include "report/chrome_trace.hpp"
 #include "report/table.hpp"
 #include "topo/topology.hpp"
+#include "work/input_workload.hpp"
 #include "work/model_library.hpp"
 #include "work/model_size.hpp"
 #include "work/train_step.hpp"
@@ -70,6 +74,15 @@ void TrainOptions::add_to(CLI::App& app) {
   app.add_option("--background", background,
                  "Another job on the GPUs --gpus leaves free, running OP:SIZE back to back (e.g. all_reduce:1G): "
                  "its traffic shares the NICs and the fabric with this job's gradient reductions");
+  app.add_option("--input", input,
+                 "Input workload feeding each node (see `gpufabric pipeline --list`, or a workload YAML file): its "
+                 "pipeline's shortfall is the step's data stall");
+  app.add_option("--source", input_source, "With --input: where samples are read from: nvme | page-cache | network-fs");
+  app.add_option("--network-fs", input_network_fs, "With --input --source network-fs: the catalog file system");
+  app.add_option("--decode", input_decode, "With --input: where samples are decoded: cpu | gpu");
+  app.add_option("--memory", input_memory, "With --input: host buffers for H2D copies: pinned | pageable");
+  app.add_option("--prefetch", input_prefetch, "With --input: batches prefetched per GPU; 0 loads between steps");
+  app.add_option("--loader-cores", input_loader_cores, "With --input: cores for loading and decoding per node");
   app.add_option("--compute-profile", compute_profile,
                  "A profile from `gpufabric probe --save` on this cluster's GPU: its measured GEMM rate replaces "
                  "the published ceiling");
@@ -234,6 +247,20 @@ std::string TrainOptions::run() const {
     throw InputError({}, "--scaling", "got '" + scaling + "'", "weak, strong");
 
   const hw::Catalog catalog = cluster.load_catalog();
+  std::optional<work::InputWorkload> input_workload;
+  work::PipelineOptions input_options;
+  if (!input.empty()) {
+    input_options = parse_pipeline_options(input_source, input_decode, input_memory, input_prefetch, input_loader_cores,
+                                           "0", false, input_network_fs);
+    input_workload = work::load_workload(input, "--input");
+  } else {
+    for (const auto& [flag, value, fallback] : {std::tuple{"--source", input_source, "nvme"},
+                                                {"--decode", input_decode, "cpu"},
+                                                {"--memory", input_memory, "pinned"},
+                                                {"--prefetch", input_prefetch, "2"},
+                                                {"--loader-cores", input_loader_cores, "0"}})
+      if (value != fallback) throw InputError({}, flag, "describes the input pipeline", "--input NAME|FILE with it");
+  }
   std::vector<long> node_counts;
   if (!scale.empty())
     for (const auto& n : split_list(scale)) node_counts.push_back(parse_whole("--scale", n, 1, 1 << 20));
@@ -250,6 +277,10 @@ std::string TrainOptions::run() const {
       for (const auto& note : t.notes()) cluster_header += "# note: " + note + "\n";
     }
     work::TrainOptions oo = o;
+    if (input_workload) {
+      oo.input = work::model_pipeline(t, catalog, *input_workload, input_options);
+      oo.input_name = input_workload->name;
+    }
     const long model_parallel = oo.layout.tp * oo.layout.pp * oo.layout.cp;
     const long job_gpus = nodes_text.empty() ? parse_whole("--gpus", gpus, 0, t.gpu_count()) : 0;
     oo.gpus = job_gpus;
@@ -305,7 +336,7 @@ std::string TrainOptions::run() const {
                       {"cp_exposed", r.breakdown.cp_s},
                       {"ep_all_to_all", r.breakdown.ep_s},
                       {"sm_contention", r.breakdown.sm_contention_s},
-                      {"data_stall", 0.0}};
+                      {"data_stall", r.breakdown.data_stall_s}};
     j["bottleneck"] = r.bottleneck;
     j["assumptions"] = r.assumptions;
     if (!node_counts.empty()) {
@@ -356,6 +387,7 @@ std::string TrainOptions::run() const {
   if (o.layout.cp > 1) row("context-parallel exchange (exposed)", r.breakdown.cp_s);
   if (o.layout.ep > 1) row("expert all-to-all", r.breakdown.ep_s);
   row("optimizer", r.breakdown.optimizer_s);
+  if (!input.empty()) row("data stall (input pipeline)", r.breakdown.data_stall_s);
   out += "\n" + b.render();
   out += fmt::format("\nbottleneck: {}\n", r.bottleneck);
   if (!node_counts.empty()) {

@@ -19,7 +19,8 @@ struct TrainOptions {
   std::string tp = "1", pp = "1", dp = "0", cp = "1", ep = "1", vpp = "1", order = "tp-cp-ep-dp-pp";
   bool sequence_parallel = false;
   bool tp_comm_overlap = false;
-  std::string micro_batch = "1", global_batch = "0", recompute = "none", precision = "bf16", attention = "flash", kernels = "fused";
+  std::string micro_batch = "1", global_batch = "0", recompute = "none", precision = "bf16", attention = "flash",
+              kernels = "fused";
   std::string zero = "0", fsdp;
   bool distributed_optimizer = false;
   std::string bucket_mb = "25";
@@ -29,6 +30,8 @@ struct TrainOptions {
   std::string trace;
   std::string background;
   std::string compute_profile;
+  std::string input, input_source = "nvme", input_decode = "cpu", input_memory = "pinned", input_prefetch = "2",
+                     input_loader_cores = "0", input_network_fs = "lustre";
 
   void add_to(CLI::App& app);
   [[nodiscard]] std::string run() const;

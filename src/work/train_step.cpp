@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
 
 #include "comm/collective_tasks.hpp"
@@ -551,6 +553,36 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
     }
   }
   out.step_s = s.step_s + out.breakdown.pp_bubble_s + out.breakdown.pp_p2p_s;
+  if (o.input) {
+    // Each data-parallel replica loads its own samples on the node of its first GPU (Megatron
+    // loads on TP rank 0 of the first stage and broadcasts): the busiest node's share against
+    // the rate its pipeline's loading stages sustain together.
+    double rate = std::numeric_limits<double>::infinity();
+    std::string limit;
+    for (const auto& st : o.input->stages) {
+      if (st.name == "GPU compute" || !(st.loaded > 0)) continue;
+      if (st.loaded < rate) {
+        rate = st.loaded;
+        limit = st.name;
+      }
+    }
+    std::map<long, long> replicas;
+    long busiest = 0;
+    for (const long g : on_gpus(group_of(l, o.order, Axis::dp, 0), o.placement))
+      busiest = std::max(busiest, ++replicas[g / t.gpus_per_node()]);
+    const double per_node = static_cast<double>(global) / static_cast<double>(l.dp) * static_cast<double>(busiest);
+    const double load_s = std::isfinite(rate) ? per_node / rate : 0.0;
+    out.breakdown.data_stall_s = o.input->overlapped ? std::max(0.0, load_s - out.step_s) : load_s;
+    if (o.record_timeline && out.breakdown.data_stall_s > 0)
+      out.timeline.push_back({kComputeTrack, "waiting for input (data stall)", out.step_s, out.breakdown.data_stall_s});
+    out.step_s += out.breakdown.data_stall_s;
+    out.assumptions.push_back(fmt::format(
+        "input {}: each node's pipeline loads {:.4g} samples/s ({} limits it){}; the busiest node feeds {} "
+        "data-parallel replica{} of {:.4g} samples a step",
+        o.input_name.empty() ? std::string("pipeline") : o.input_name, rate, limit.empty() ? "nothing" : limit,
+        o.input->overlapped ? ", prefetching beside the step" : ", one stage after another, not beside the step",
+        busiest, busiest == 1 ? "" : "s", static_cast<double>(global) / static_cast<double>(l.dp)));
+  }
   out.breakdown.compute_s =
       s.compute_s - out.breakdown.optimizer_s - out.breakdown.tp_s - out.breakdown.cp_s - out.breakdown.ep_s;
   out.breakdown.dp_exposed_s = s.exposed_s;
@@ -575,7 +607,10 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
   // The bottleneck in one sentence: the largest share of the step.
   const double step = out.step_s;
   const auto& b = out.breakdown;
-  if (b.dp_exposed_s >= std::max({b.compute_s, b.tp_s, b.ep_s, b.cp_s}))
+  if (b.data_stall_s >= std::max({b.compute_s, b.tp_s, b.ep_s, b.cp_s, b.dp_exposed_s}))
+    out.bottleneck =
+        fmt::format("input pipeline: the GPUs wait {:.0f}% of the step for data", 100 * b.data_stall_s / step);
+  else if (b.dp_exposed_s >= std::max({b.compute_s, b.tp_s, b.ep_s, b.cp_s}))
     out.bottleneck = fmt::format(
         "gradient synchronisation: {:.0f}% of the step waits for the data-parallel "
         "{} across {} GPUs",

@@ -12,6 +12,7 @@
 // the planner uses); context parallelism as ring attention (key/value chunks passed around the CP
 // group, overlapping the attention core; gradients reduced over DP x CP) and expert parallelism
 // (dispatch and combine all-to-alls in the critical path). Impossible layouts throw InputError.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@
 #include "work/ddp_step.hpp"
 #include "work/model_spec.hpp"
 #include "work/parallel_layout.hpp"
+#include "work/pipeline.hpp"
 #include "work/training_context.hpp"
 #include "work/training_memory.hpp"
 
@@ -47,6 +49,12 @@ struct TrainOptions {
   std::string gemm_source;
   comm::Op background_op = comm::Op::all_reduce;
   double background_bytes = 0;
+  // The input pipeline of each node (model_pipeline, pipeline.hpp), when given: the samples
+  // its loading stages (storage, decode, host-to-device copy) deliver per second against those
+  // the step consumes there. The loaders prefetch beside the step (unless the pipeline runs its
+  // stages in turn); what they cannot deliver in a step's time is the data stall.
+  std::optional<PipelineResult> input;
+  std::string input_name;  // for the assumptions
 };
 
 struct StepBreakdown {
@@ -59,6 +67,7 @@ struct StepBreakdown {
   double ep_s = 0;             // expert parallelism's dispatch and combine all-to-alls (critical path)
   double sm_contention_s = 0;  // compute slowed by the SMs overlapping NCCL kernels hold
   double optimizer_s = 0;
+  double data_stall_s = 0;  // waiting for the input pipeline (TrainOptions::input)
 };
 
 struct TrainResult {
