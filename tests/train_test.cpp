@@ -1,6 +1,8 @@
 // `gpufabric train` as a user runs it, and the seeds' data-parallel cases from the model.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -300,6 +302,37 @@ TEST(Train, InputPipelineThatCannotKeepUpStallsTheStep) {
   // The pipeline's options without a pipeline, and a workload that does not exist.
   EXPECT_EQ(run_cli({"train", "--preset", "dgx-a100", "--model", "resnet-50", "--decode", "gpu"}).code, 2);
   EXPECT_EQ(run_cli({"train", "--preset", "dgx-a100", "--model", "resnet-50", "--input", "imagenet9"}).code, 2);
+}
+
+// A layout that does not fit is reported, not refused: by how much, and the single changes that
+// would make it fit, each of which does fit when run.
+TEST(Train, WhatDoesNotFitSaysByHowMuchAndWhatWouldFit) {
+  const std::vector<std::string> job{"--preset", "dgx-h100", "--model",       "llama3.1-8b", "--tp",           "4",
+                                     "--dp",     "2",        "--micro-batch", "2",           "--global-batch", "64"};
+  const auto j = train(job);
+  ASSERT_FALSE(j["fits"].get<bool>());
+  EXPECT_NEAR(j["memory_over_GiB"].get<double>(), j["memory_per_gpu_GiB"].get<double>() - 80e9 / (1 << 30), 0.5);
+  ASSERT_GE(j["fit_options"].size(), 3u);
+  for (const auto& option : j["fit_options"]) {
+    auto args = job;
+    std::istringstream words(option["change"].get<std::string>());
+    for (std::string w; words >> w;) {
+      // A flag already given is replaced; a new one is added.
+      const auto at = std::find(args.begin(), args.end(), w);
+      if (w.rfind("--", 0) == 0 && at != args.end() && at + 1 != args.end() && (at + 1)->rfind("--", 0) != 0 &&
+          w != "--sequence-parallel" && w != "--distributed-optimizer") {
+        std::string value;
+        words >> value;
+        *(at + 1) = value;
+      } else {
+        args.push_back(w);
+      }
+    }
+    const auto fixed = train(args);
+    SCOPED_TRACE(option["change"].get<std::string>());
+    EXPECT_TRUE(fixed["fits"].get<bool>());
+    EXPECT_NEAR(fixed["memory_per_gpu_GiB"].get<double>(), option["memory_per_gpu_GiB"].get<double>(), 1e-6);
+  }
 }
 
 TEST(Train, BadLayoutsAndModelsAreExitTwo) {

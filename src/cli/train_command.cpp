@@ -327,6 +327,13 @@ std::string TrainOptions::run() const {
     j["hfu"] = r.hfu;
     j["memory_per_gpu_GiB"] = r.memory.total / (1024.0 * 1024 * 1024);
     j["fits"] = r.fits;
+    if (!r.fits) {
+      j["memory_over_GiB"] = (r.memory.total - r.gpu_memory) / (1024.0 * 1024 * 1024);
+      nlohmann::json f = nlohmann::json::array();
+      for (const auto& option : r.fit_options)
+        f.push_back({{"change", option.change}, {"memory_per_gpu_GiB", option.memory / (1024.0 * 1024 * 1024)}});
+      j["fit_options"] = f;
+    }
     j["breakdown"] = {{"compute", r.breakdown.compute_s},
                       {"tp_communication", r.breakdown.tp_s},
                       {"dp_exposed", r.breakdown.dp_exposed_s},
@@ -370,7 +377,21 @@ std::string TrainOptions::run() const {
   out += fmt::format("TFLOP/s per GPU    {:.1f} model, {:.1f} hardware (MFU {:.1f}%, HFU {:.1f}%)\n",
                      r.model_tflops_per_gpu, r.hardware_tflops_per_gpu, 100 * r.mfu, 100 * r.hfu);
   out += fmt::format("memory per GPU     {:.1f} GiB of {:.0f} GiB{}\n", r.memory.total / (1024.0 * 1024 * 1024),
-                     r.gpu_memory / (1024.0 * 1024 * 1024), r.fits ? "" : "  (does not fit)");
+                     r.gpu_memory / (1024.0 * 1024 * 1024),
+                     r.fits ? std::string()
+                            : fmt::format("  (does not fit: {:.1f} GiB over)",
+                                          (r.memory.total - r.gpu_memory) / (1024.0 * 1024 * 1024)));
+  if (!r.fits) {
+    std::string fixes;
+    for (const auto& option : r.fit_options) {
+      if (!fixes.empty()) fixes += "; ";
+      fixes += fmt::format("{} ({:.1f} GiB)", option.change, option.memory / (1024.0 * 1024 * 1024));
+    }
+    out += fmt::format("would fit with     {}\n",
+                       fixes.empty() ? std::string("no single change of recomputation, sequence parallelism, optimizer "
+                                                   "sharding, micro-batch, TP or PP; combine them, or use more GPUs")
+                                     : fixes);
+  }
   report::TextTable b({"part", "seconds", "share"}, {report::TextTable::Align::left, report::TextTable::Align::right,
                                                      report::TextTable::Align::right});
   auto row = [&](const char* name, double s) {

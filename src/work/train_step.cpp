@@ -260,6 +260,7 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
   out.memory = training_memory(m, l, mem);
   out.gpu_memory = t.gpu_spec().memory.value();
   out.fits = out.memory.total <= out.gpu_memory;
+  if (!out.fits) out.fit_options = fit_options(m, l, mem, global, out.gpu_memory);
 
   const auto& eff = ComputeEfficiency::builtin();
   ComputeContext ctx{t.gpu_spec(), o.memory.precision, eff};

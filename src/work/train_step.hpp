@@ -18,6 +18,7 @@
 
 #include "topo/topology.hpp"
 #include "work/ddp_step.hpp"
+#include "work/memory_fit.hpp"
 #include "work/model_spec.hpp"
 #include "work/parallel_layout.hpp"
 #include "work/pipeline.hpp"
@@ -84,7 +85,8 @@ struct TrainResult {
   double dp_communication_s = 0;  // the DP collectives' own time, added up
   MemoryBreakdown memory;
   bool fits = true;
-  double gpu_memory = 0;  // bytes
+  double gpu_memory = 0;               // bytes
+  std::vector<FitOption> fit_options;  // when it does not fit: single changes that would make it
   std::string bottleneck;
   std::vector<std::string> assumptions;
   std::vector<StepEvent> timeline;  // one step of the representative GPU, when asked for
