@@ -94,24 +94,45 @@ TEST(PipelineSchedule, FreeTransfersGiveTheTextbookBubble) {
 
 // The closed form is the graph's own critical path: equal to it for uniform stages and fixed
 // transfer times, over stages, chunks, micro-batches, backward/forward ratios and transfer
-// times from negligible to as long as a chunk's forward and backward.
+// times from negligible to as long as a chunk's forward and backward, with blocking sends and
+// (interleaved) with sends posted ahead.
 TEST(PipelineSchedule, ClosedFormIsTheGraphsCriticalPath) {
-  for (long p : {2, 3, 4, 8})
-    for (long v : {1, 2, 3})
-      for (long groups : {1, 2, 4})
-        for (double ratio : {1.0, 2.0, 3.0})
-          for (double c : {0.001, 0.1, 1.0}) {
-            const PipelineShape s{p, v, p * groups};
-            const double f = 1.0 / static_cast<double>(v);
-            const double b = ratio * f;
-            const double transfer = c * (f + b);
-            const PipelineCost cost = pipeline_closed_form(s, f, b, transfer);
-            const double closed = static_cast<double>(s.micro_batches * v) * (f + b) + cost.bubble_s + cost.transfers_s;
-            const double graph = makespan(s, f, b, transfer);
-            EXPECT_NEAR(closed, graph, 1e-9 * graph)
-                << p << " stages, " << v << " chunks, " << s.micro_batches << " micro-batches, b/f " << ratio
-                << ", transfer " << c << " x (f + b)";
-          }
+  for (bool overlap : {false, true})
+    for (long p : {2, 3, 4, 8})
+      for (long v : {1, 2, 3})
+        for (long groups : {1, 2, 4})
+          for (double ratio : {1.0, 2.0, 3.0})
+            for (double c : {0.001, 0.1, 0.3, 1.0}) {
+              if (overlap && v == 1) continue;  // Megatron overlaps only the interleaved schedule
+              const PipelineShape s{p, v, p * groups, overlap};
+              const double f = 1.0 / static_cast<double>(v);
+              const double b = ratio * f;
+              const double transfer = c * (f + b);
+              const PipelineCost cost = pipeline_closed_form(s, f, b, transfer);
+              const double closed =
+                  static_cast<double>(s.micro_batches * v) * (f + b) + cost.bubble_s + cost.transfers_s;
+              const double graph = makespan(s, f, b, transfer);
+              EXPECT_NEAR(closed, graph, 1e-9 * graph)
+                  << p << " stages, " << v << " chunks, " << s.micro_batches << " micro-batches, b/f " << ratio
+                  << ", transfer " << c << " x (f + b)" << (overlap ? ", overlapped" : "");
+            }
+}
+
+// Posted ahead, the interleaved schedule's sends hide under the compute: only the first
+// micro-batch's way through every virtual stage and back waits for them, 2 x chunks x stages -
+// 2 sends, until a send outlasts a chunk's forward.
+TEST(PipelineSchedule, OverlappedSendsHideUnderTheCompute) {
+  const double f = 0.5;
+  const double b = 1.0;
+  for (double c : {0.05, 0.5}) {
+    const PipelineShape blocking{4, 2, 16, false};
+    const PipelineShape overlapped{4, 2, 16, true};
+    const double compute = 16 * 2 * (f + b) + 3 * (f + b);
+    EXPECT_NEAR(makespan(overlapped, f, b, c), compute + (2 * 2 * 4 - 2) * c, 1e-9);
+    EXPECT_LT(makespan(overlapped, f, b, c), makespan(blocking, f, b, c));
+  }
+  // A send slower than a chunk's forward throttles the steady state.
+  EXPECT_GT(makespan({4, 2, 16, true}, f, b, 2.0), 16 * 2 * (f + b) + 3 * (f + b) + 14 * 2.0);
 }
 
 // A slower transfer lengthens the step by the transfers on the critical path, and interleaving

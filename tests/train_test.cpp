@@ -348,6 +348,8 @@ TEST(Train, BadLayoutsAndModelsAreExitTwo) {
   EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "mixtral-8x7b", "--ep", "3"}), 2);  // does not divide DP 8
   EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "resnet-50", "--cp", "2"}), 2);     // no sequence
   EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "llama3.1-8b", "--attention", "fa9"}), 2);
+  // Overlapped pipeline sends without the interleaved schedule.
+  EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "llama3.1-8b", "--pp", "2", "--overlap-p2p-comm"}), 2);
   // Interleaving with micro-batches that do not fill whole groups of PP (6 for PP 4).
   EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "llama3.1-8b", "--pp", "4", "--vpp", "2", "--dp", "2",
                   "--global-batch", "12"}),

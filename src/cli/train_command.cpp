@@ -47,6 +47,9 @@ void TrainOptions::add_to(CLI::App& app) {
   app.add_option("--vpp", vpp, "Virtual pipeline stages");
   app.add_option("--order", order, "Rank order, innermost first (Megatron's: tp-cp-ep-dp-pp)");
   app.add_flag("--sequence-parallel", sequence_parallel, "Megatron's sequence parallelism with TP");
+  app.add_flag("--overlap-p2p-comm", overlap_p2p_comm,
+               "Megatron's --overlap-p2p-communication: the interleaved schedule posts its sends and receives ahead "
+               "(NeMo and Megatron-Bridge turn it on with --vpp)");
   app.add_flag("--tp-comm-overlap", tp_comm_overlap,
                "Megatron's TP communication overlap: all-gathers and reduce-scatters run under the GEMMs (needs "
                "--sequence-parallel)");
@@ -187,6 +190,7 @@ std::string TrainOptions::run() const {
   o.layout.cp = parse_whole("--cp", cp, 1, 1 << 16);
   o.layout.ep = parse_whole("--ep", ep, 1, 1 << 16);
   o.layout.vpp = parse_whole("--vpp", vpp, 1, 64);
+  o.layout.overlap_p2p_comm = overlap_p2p_comm;
   o.layout.sequence_parallel = sequence_parallel;
   o.layout.tp_comm_overlap = tp_comm_overlap;
   o.order = work::parse_rank_order(order, "--order");

@@ -19,6 +19,7 @@ struct TrainOptions {
   std::string tp = "1", pp = "1", dp = "0", cp = "1", ep = "1", vpp = "1", order = "tp-cp-ep-dp-pp";
   bool sequence_parallel = false;
   bool tp_comm_overlap = false;
+  bool overlap_p2p_comm = false;
   std::string micro_batch = "1", global_batch = "0", recompute = "none", precision = "bf16", attention = "flash",
               kernels = "fused";
   std::string zero = "0", fsdp;

@@ -95,6 +95,8 @@ std::vector<TrainingCheck> check_training(const hw::Catalog& catalog) {
     o.layout.dp = integer(r, "dp", c.gpus / std::max<long>(1, o.layout.tp * pp * cp));
     o.layout.sequence_parallel = r["sequence_parallel"] && r["sequence_parallel"].as<bool>(false);
     o.layout.tp_comm_overlap = o.layout.tp > 1 && r["tp_comm_overlap"] && r["tp_comm_overlap"].as<bool>(false);
+    o.layout.overlap_p2p_comm =
+        o.layout.vpp > 1 && pp > 1 && r["overlap_p2p_comm"] && r["overlap_p2p_comm"].as<bool>(false);
     // Megatron's TP overlap runs with sequence parallelism only.
     if (o.layout.tp_comm_overlap) o.layout.sequence_parallel = true;
     o.memory.micro_batch = integer(r, "micro_batch", 1);

@@ -15,7 +15,8 @@ struct ParallelLayout {
   long ep = 1;   // expert parallel, carved out of the data-parallel ranks as Megatron does
   long vpp = 1;  // virtual stages per pipeline rank (interleaved schedule)
   bool sequence_parallel = false;
-  bool tp_comm_overlap = false;  // Megatron's --tp-comm-overlap (with sequence parallelism)
+  bool tp_comm_overlap = false;   // Megatron's --tp-comm-overlap (with sequence parallelism)
+  bool overlap_p2p_comm = false;  // Megatron's --overlap-p2p-communication (interleaved schedule)
   [[nodiscard]] long gpus() const { return tp * pp * dp * cp; }
 };
 

@@ -140,17 +140,18 @@ PipelineGraph build_pipeline(const PipelineShape& shape, double forward_s, doubl
         continue;
       }
       const PlacedTransfer t = add(g.graph, ps, s, op.forward);
+      g.transfers.push_back({t, ps, s, op.forward});
+      g.graph.add_dependency(producer, t.entry);
+      g.graph.add_dependency(t.exit, consumer);
+      if (shape.overlap) continue;  // posted ahead, waited for by the consumer alone
       const long sent = send_slot(ps, pk, op.forward);
       const long received = receive_slot(s, static_cast<long>(k), op.forward);
       // It starts when both sides have reached their calls...
-      g.graph.add_dependency(producer, t.entry);
       if (auto before = op_at(ps, sent - 1)) g.graph.add_dependency(*before, t.entry);
       if (auto before = op_at(s, received - 1)) g.graph.add_dependency(*before, t.entry);
       // ...and both wait for it before their next op.
       if (auto after = op_at(ps, sent)) g.graph.add_dependency(t.exit, *after);
       if (auto after = op_at(s, received)) g.graph.add_dependency(t.exit, *after);
-      g.graph.add_dependency(t.exit, consumer);
-      g.transfers.push_back({t, ps, s, op.forward});
     }
   }
   return g;
@@ -195,7 +196,23 @@ PipelineCost pipeline_closed_form(const PipelineShape& shape, double forward_s, 
   // change with the times; test PipelineSchedule.ClosedFormIsTheGraphsCriticalPath checks it
   // over stages, chunks, micro-batches, backward/forward ratios and transfer times).
   double on_path = 0;
-  if (shape.chunks == 1) {
+  if (shape.overlap && shape.chunks > 1) {
+    if (transfer_s > forward_s) {
+      // Sends slower than a chunk's forward throttle the steady state; no count holds for every
+      // shape there, so the schedule itself is timed (with the sends as fixed times).
+      const std::vector<double> no_links;
+      const auto g = build_pipeline(shape, forward_s, backward_s, [&](sim::TaskGraph& graph, long, long, bool) {
+        const auto id = graph.add_delay(Seconds(transfer_s));
+        return PlacedTransfer{id, id};
+      });
+      const auto t = run_pipeline(g, no_links, false);
+      c.transfers_s = std::max(0.0, t.makespan_s - t.compute_s - c.bubble_s);
+      return c;
+    }
+    // Posted ahead, the sends hide under the compute; only the chain of the first micro-batch
+    // through every virtual stage and back waits for them.
+    on_path = 2 * v * p - 2;
+  } else if (shape.chunks == 1) {
     // Two calls per micro-batch (after its forward, after its backward) and the fill's; with two
     // stages the stages take turns and one call per micro-batch shows.
     on_path = shape.stages == 2 ? m + 1 : 2 * m + 2 * p - 5;

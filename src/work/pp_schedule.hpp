@@ -26,6 +26,9 @@ struct PipelineShape {
   long stages = 1;         // pipeline-parallel size
   long chunks = 1;         // model chunks per stage (virtual stages); 1: plain 1F1B
   long micro_batches = 1;  // per step
+  // Megatron's --overlap-p2p-communication (the interleaved schedule only): sends and receives
+  // are posted ahead and waited for only by the op that needs the data; the sender goes on.
+  bool overlap = false;
 };
 
 struct PipelineOp {
@@ -90,8 +93,10 @@ PipelineTiming run_pipeline(const PipelineGraph& g, std::span<const double> capa
 // on the critical path: for 1F1B two per micro-batch plus 2 x stages - 5 (with two stages,
 // micro-batches + 1); for the interleaved schedule one per forward-backward pair plus
 // (chunks + 1) x (stages - 1) + chunks - 2 (when the micro-batches equal the stages,
-// 2 x (chunks + 1) x stages - 4). Those counts are the graph's own: with uniform stages and
-// fixed transfer times the closed form equals the graph exactly (tested).
+// 2 x (chunks + 1) x stages - 4); with overlapped sends, 2 x chunks x stages - 2 (the first
+// micro-batch's way through every virtual stage and back) while a send takes no longer than a
+// chunk's forward, and the graph itself beyond. Those counts are the graph's own: with uniform
+// stages and fixed transfer times the closed form equals the graph exactly (tested).
 struct PipelineCost {
   double bubble_s = 0;     // fill and drain
   double transfers_s = 0;  // sends and receives the stage waits for

@@ -233,6 +233,9 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
   refuse(l.cp > 1 && m.seq % (2 * l.cp) != 0, "--cp",
          fmt::format("CP {} does not split the {}-token sequence into 2 x CP equal chunks", l.cp, m.seq),
          "a CP size with 2 x CP dividing the sequence (Megatron's load-balanced causal split)");
+  refuse(l.overlap_p2p_comm && (l.pp < 2 || l.vpp < 2), "--overlap-p2p-comm",
+         "Megatron overlaps pipeline sends with compute only in the interleaved schedule",
+         "--pp 2 or more with --vpp 2 or more");
   refuse(l.tp_comm_overlap && (l.tp < 2 || !l.sequence_parallel), "--tp-comm-overlap",
          "overlaps the all-gathers and reduce-scatters of sequence parallelism",
          "--tp 2 or more with --sequence-parallel");
@@ -491,7 +494,7 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
     backward_micro += layer.backward_s;
   }
   const long chunks = std::max<long>(1, l.vpp);
-  const PipelineShape pipe{l.pp, chunks, out.micro_batches};
+  const PipelineShape pipe{l.pp, chunks, out.micro_batches, l.overlap_p2p_comm};
   const double chunk_forward = forward_micro / static_cast<double>(chunks);
   const double chunk_backward = backward_micro / static_cast<double>(chunks);
   const PipelineCost pcost = pipeline_closed_form(pipe, chunk_forward, chunk_backward, pp_p2p_s);
@@ -499,9 +502,12 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
   out.breakdown.pp_p2p_s = pcost.transfers_s;
   if (l.pp > 1)
     out.assumptions.push_back(fmt::format(
-        "pipeline: Megatron's {} schedule with blocking batched sends (no --overlap-p2p-comm); one send of {:.3g} MB "
-        "across the slowest stage boundary takes {:.3g} ms with its peers'",
-        chunks > 1 ? "interleaved 1F1B" : "1F1B", pp_bytes / 1e6, 1e3 * pp_p2p_s));
+        "pipeline: Megatron's {} schedule with {}; one send of {:.3g} MB across the slowest stage boundary takes "
+        "{:.3g} ms with its peers'",
+        chunks > 1 ? "interleaved 1F1B" : "1F1B",
+        l.overlap_p2p_comm ? "sends posted ahead (--overlap-p2p-comm)"
+                           : "blocking batched sends (no --overlap-p2p-comm)",
+        pp_bytes / 1e6, 1e3 * pp_p2p_s));
   if (l.pp > 1 && o.full_graph && pp_boundaries != nullptr) {
     // The reference: the schedule on the flow engine, every peer's send across every boundary
     // as the communication layer's flows, sharing links with the others at that moment.
