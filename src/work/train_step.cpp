@@ -288,8 +288,9 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
   };
 
   std::vector<LayerCost> layers;
-  double pp_p2p_s = 0;  // one stage-to-stage send of a micro-batch's activations, all peers at once
-  double pp_bytes = 0;  // what one GPU sends across a stage boundary per micro-batch
+  double pp_p2p_s = 0;     // one stage-to-stage send of a micro-batch's activations, all peers at once
+  double pp_bytes = 0;     // what one GPU sends across a stage boundary per micro-batch
+  double pp_gather_s = 0;  // without sequence parallelism: the TP all-gather after each send
   const TrainingContext::PipelinePairs* pp_boundaries = nullptr;
   double params_here = 0;
   if (m.is_transformer()) {
@@ -366,7 +367,12 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
     // packed into one server when TP x CP x DP is smaller than it are joined by NVLink or
     // PCIe, the next pair may cross the network), else the first.
     if (l.pp > 1) {
-      pp_bytes = tokens * h * (o.memory.precision == Precision::fp32 ? 4 : 2) / (l.sequence_parallel ? l.tp : 1);
+      // Each TP rank sends its 1/TP of the activations: sequence parallelism leaves them split;
+      // without it Megatron splits them before the send and all-gathers them over the TP group
+      // after (Narayanan et al., SC'21, Section 4.1, "scatter/gather communication
+      // optimization", on by default).
+      const double activations = tokens * h * (o.memory.precision == Precision::fp32 ? 4 : 2);
+      pp_bytes = activations / static_cast<double>(l.tp);
       const auto& pipe = cache.pipeline_pairs(
           l, o.order, o.placement, [&] { return pipeline_boundaries(l, o.order, o.placement, t.gpus_per_node()); });
       // Every tensor-, context- and data-parallel peer sends its share across the boundary at
@@ -374,6 +380,9 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
       const auto& alone = cache.collective(pipe.slowest.front(), comm::Op::sendrecv, pp_bytes, dtype);
       const double stretch = cache.contention(pipe.slowest, comm::Op::sendrecv, pp_bytes, dtype);
       pp_p2p_s = (alone.time + alone.data_time * (stretch - 1)).value();
+      if (!l.sequence_parallel && tp_group != nullptr)
+        pp_gather_s = cache.collective(*tp_group, comm::Op::all_gather, activations, dtype).time.value();
+      pp_p2p_s += pp_gather_s;
       pp_boundaries = &pipe;
     }
   } else {
@@ -502,12 +511,12 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
   out.breakdown.pp_p2p_s = pcost.transfers_s;
   if (l.pp > 1)
     out.assumptions.push_back(fmt::format(
-        "pipeline: Megatron's {} schedule with {}; one send of {:.3g} MB across the slowest stage boundary takes "
-        "{:.3g} ms with its peers'",
+        "pipeline: Megatron's {} schedule with {}; one send of {:.3g} MB (1/TP of the activations) across the "
+        "slowest stage boundary takes {:.3g} ms with its peers'{}",
         chunks > 1 ? "interleaved 1F1B" : "1F1B",
         l.overlap_p2p_comm ? "sends posted ahead (--overlap-p2p-comm)"
                            : "blocking batched sends (no --overlap-p2p-comm)",
-        pp_bytes / 1e6, 1e3 * pp_p2p_s));
+        pp_bytes / 1e6, 1e3 * pp_p2p_s, pp_gather_s > 0 ? " and the TP all-gather after it" : ""));
   if (l.pp > 1 && o.full_graph && pp_boundaries != nullptr) {
     // The reference: the schedule on the flow engine, every peer's send across every boundary
     // as the communication layer's flows, sharing links with the others at that moment.
@@ -517,7 +526,8 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
           // A send to the next stage runs over boundary `from`'s pairs, a gradient back over `to`'s.
           const bool back = to != (from + 1) % l.pp;
           const auto& pairs = boundaries[static_cast<std::size_t>(back ? to : from)];
-          PlacedTransfer placed{g.add_delay(Seconds(0)), g.add_delay(Seconds(0))};
+          // The receivers' all-gather of the scattered activations follows the flows.
+          PlacedTransfer placed{g.add_delay(Seconds(0)), g.add_delay(Seconds(pp_gather_s))};
           for (const auto& pair : pairs) {
             comm::CollectiveRequest req;
             req.op = comm::Op::sendrecv;
