@@ -7,6 +7,7 @@
 
 #include "topo/cluster_loader.hpp"
 #include "work/model_library.hpp"
+#include "work/pp_schedule.hpp"
 #include "work/train_step.hpp"
 
 namespace {
@@ -104,5 +105,31 @@ void BM_Gpt3_175B_LayoutSweep_1024A100_Cold(benchmark::State& s) { sweep(s, fals
 BENCHMARK(BM_Gpt3_175B_LayoutSweep_1024A100_Cold)->Unit(benchmark::kMillisecond);
 void BM_Gpt3_175B_LayoutSweep_1024A100_Warm(benchmark::State& s) { sweep(s, true); }
 BENCHMARK(BM_Gpt3_175B_LayoutSweep_1024A100_Warm)->Unit(benchmark::kMillisecond);
+
+// Megatron's pipeline schedule as a task graph (what `train --trace` and the full-graph
+// reference run), against its closed form (what every evaluation runs): GPT-3 175B's PP 16 with
+// 192 micro-batches, and an interleaved PP 8 x VPP 3 with 64.
+void pipeline_graph(benchmark::State& state, long stages, long chunks, long micro_batches) {
+  const gf::work::PipelineShape shape{stages, chunks, micro_batches};
+  const std::vector<double> no_links;
+  double makespan = 0;
+  for (auto _ : state) {
+    const auto g = gf::work::build_pipeline(shape, 1e-3, 2e-3, [](gf::sim::TaskGraph& graph, long, long, bool) {
+      const auto id = graph.add_delay(gf::Seconds(1e-4));
+      return gf::work::PlacedTransfer{id, id};
+    });
+    makespan = gf::work::run_pipeline(g, no_links, false).makespan_s;
+    benchmark::DoNotOptimize(makespan);
+  }
+  state.counters["tasks"] = static_cast<double>(2 * stages * chunks * micro_batches);
+}
+void BM_PipelineGraph_PP16_M192(benchmark::State& s) { pipeline_graph(s, 16, 1, 192); }
+BENCHMARK(BM_PipelineGraph_PP16_M192)->Unit(benchmark::kMillisecond);
+void BM_PipelineGraph_PP8_VPP3_M64(benchmark::State& s) { pipeline_graph(s, 8, 3, 64); }
+BENCHMARK(BM_PipelineGraph_PP8_VPP3_M64)->Unit(benchmark::kMillisecond);
+void BM_PipelineClosedForm(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(gf::work::pipeline_closed_form({16, 1, 192}, 1e-3, 2e-3, 1e-4));
+}
+BENCHMARK(BM_PipelineClosedForm);
 
 }  // namespace
