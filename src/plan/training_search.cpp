@@ -13,7 +13,7 @@ std::string layout_label(const work::TrainOptions& o) {
   std::string s = fmt::format("TP{} PP{} DP{}", l.tp, l.pp, l.dp);
   if (l.cp > 1) s += fmt::format(" CP{}", l.cp);
   if (l.ep > 1) s += fmt::format(" EP{}", l.ep);
-  if (l.vpp > 1) s += fmt::format(" VPP{}{}", l.vpp, l.overlap_p2p_comm ? " p2p-overlap" : "");
+  if (l.vpp > 1) s += fmt::format(" VPP{}", l.vpp);
   if (l.sequence_parallel) s += " SP";
   if (l.tp_comm_overlap) s += " overlap";
   s += fmt::format(" mb{} {}", o.memory.micro_batch, work::to_string(o.memory.recompute));
@@ -88,9 +88,6 @@ LayoutSearch search_layouts(work::TrainingContext& context, const TrainingWorklo
                     o.layout.dp = dp;
                     o.layout.sequence_parallel = tp > 1;
                     o.layout.vpp = vpp;
-                    // Interleaved pipelines overlap their sends, as NeMo and Megatron-Bridge set
-                    // up by default with VPP > 1 (their comm_overlap.py): never slower here.
-                    o.layout.overlap_p2p_comm = vpp > 1 && pp > 1;
                     o.layout.tp_comm_overlap = overlap;
                     if (vpp > 1 && (w.global_batch / (mb * dp)) % pp != 0) {
                       ++out.invalid;
