@@ -114,10 +114,7 @@ void pipeline_graph(benchmark::State& state, long stages, long chunks, long micr
   const std::vector<double> no_links;
   double makespan = 0;
   for (auto _ : state) {
-    const auto g = gf::work::build_pipeline(shape, 1e-3, 2e-3, [](gf::sim::TaskGraph& graph, long, long, bool) {
-      const auto id = graph.add_delay(gf::Seconds(1e-4));
-      return gf::work::PlacedTransfer{id, id};
-    });
+    const auto g = gf::work::build_pipeline(shape, 1e-3, 2e-3, gf::work::fixed_transfers(1e-4));
     makespan = gf::work::run_pipeline(g, no_links, false).makespan_s;
     benchmark::DoNotOptimize(makespan);
   }

@@ -26,17 +26,9 @@ std::string spell(const std::vector<PipelineOp>& ops) {
   return s;
 }
 
-// Transfers that take a fixed time and use no link.
-AddTransfer fixed(double seconds) {
-  return [seconds](sim::TaskGraph& g, long, long, bool) {
-    const auto id = g.add_delay(Seconds(seconds));
-    return PlacedTransfer{id, id};
-  };
-}
-
 double makespan(const PipelineShape& s, double f, double b, double c) {
   const std::vector<double> no_links;
-  return run_pipeline(build_pipeline(s, f, b, fixed(c)), no_links, false).makespan_s;
+  return run_pipeline(build_pipeline(s, f, b, fixed_transfers(c)), no_links, false).makespan_s;
 }
 
 // 1F1B (schedules.py, forward_backward_pipelining_without_interleaving): stage s runs

@@ -63,6 +63,13 @@ std::vector<PipelineOp> stage_order(const PipelineShape& s, long stage) {
   return ops;
 }
 
+AddTransfer fixed_transfers(double seconds) {
+  return [seconds](sim::TaskGraph& g, long, long, bool) {
+    const auto id = g.add_delay(Seconds(seconds));
+    return PlacedTransfer{id, id};
+  };
+}
+
 PipelineGraph build_pipeline(const PipelineShape& shape, double forward_s, double backward_s, const AddTransfer& add) {
   PipelineGraph g;
   g.shape = shape;
@@ -201,10 +208,7 @@ PipelineCost pipeline_closed_form(const PipelineShape& shape, double forward_s, 
       // Sends slower than a chunk's forward throttle the steady state; no count holds for every
       // shape there, so the schedule itself is timed (with the sends as fixed times).
       const std::vector<double> no_links;
-      const auto g = build_pipeline(shape, forward_s, backward_s, [&](sim::TaskGraph& graph, long, long, bool) {
-        const auto id = graph.add_delay(Seconds(transfer_s));
-        return PlacedTransfer{id, id};
-      });
+      const auto g = build_pipeline(shape, forward_s, backward_s, fixed_transfers(transfer_s));
       const auto t = run_pipeline(g, no_links, false);
       c.transfers_s = std::max(0.0, t.makespan_s - t.compute_s - c.bubble_s);
       return c;

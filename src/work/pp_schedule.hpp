@@ -56,6 +56,8 @@ struct PlacedTransfer {
 // Adds the transfer of one micro-batch's activations (forward) or their gradients (backward)
 // from the GPUs of stage `from` to those of stage `to`.
 using AddTransfer = std::function<PlacedTransfer(sim::TaskGraph&, long from, long to, bool forward)>;
+// Transfers that each take `seconds` and use no link (the closed form's view of a send).
+AddTransfer fixed_transfers(double seconds);
 
 struct PipelineGraph {
   PipelineShape shape;

@@ -561,10 +561,7 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
     // ...and every stage's forwards, backwards and sends in the schedule's own order, each send
     // at the time the closed form gives it.
     if (l.pp > 1) {
-      const auto graph = build_pipeline(pipe, chunk_forward, chunk_backward, [&](sim::TaskGraph& g, long, long, bool) {
-        const auto id = g.add_delay(Seconds(pp_p2p_s));
-        return PlacedTransfer{id, id};
-      });
+      const auto graph = build_pipeline(pipe, chunk_forward, chunk_backward, fixed_transfers(pp_p2p_s));
       const std::vector<double> no_links;
       for (auto& e : run_pipeline(graph, no_links, true).events) out.timeline.push_back(std::move(e));
     }
