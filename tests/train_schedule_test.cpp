@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "test_support.hpp"
+#include "work/contention_sample.hpp"
 #include "work/model_library.hpp"
 #include "work/train_step.hpp"
 
@@ -171,6 +172,54 @@ TEST(Contention, RingOpsShareOneFactor) {
     else
       EXPECT_DOUBLE_EQ(ag, 1.0) << k.preset;
   }
+}
+
+// A sample of alike nodes stands for all of them (contention_sample.hpp): data-parallel groups
+// of 16 to 128 nodes, as Megatron's rank order makes them (TP innermost, so TP groups of one
+// stage are the concurrent DP groups), priced on 8 of their nodes and on every rank, for each
+// collective the gradient reduction runs, on NVSwitch nodes over InfiniBand (fat-tree and
+// rail-optimized) and PCIe nodes whose GPUs share switches and NICs over RoCE.
+TEST(Contention, SampledNodesGiveTheFullFactor) {
+  struct Case {
+    const char* preset;
+    long nodes;
+    topo::FabricKind fabric;
+    long tp;
+    long stage_nodes;  // the nodes of one pipeline stage
+  };
+  const std::vector<Case> cases{
+      {"dgx-a100", 32, topo::FabricKind::fat_tree, 1, 32},     {"dgx-a100", 32, topo::FabricKind::fat_tree, 2, 32},
+      {"dgx-a100", 64, topo::FabricKind::fat_tree, 8, 32},     {"dgx-a100", 128, topo::FabricKind::fat_tree, 4, 64},
+      {"dgx-h100", 32, topo::FabricKind::rail, 2, 32},         {"dgx-h100", 32, topo::FabricKind::rail, 8, 16},
+      {"pcie-8x-l40s", 32, topo::FabricKind::fat_tree, 1, 32}, {"pcie-8x-l40s", 32, topo::FabricKind::fat_tree, 2, 16},
+      {"pcie-8x-a100", 16, topo::FabricKind::fat_tree, 4, 16}, {"pcie-8x-l40s", 32, topo::FabricKind::fat_tree, 4, 32},
+      {"pcie-8x-h100", 32, topo::FabricKind::fat_tree, 8, 32},
+  };
+  int sampled = 0;
+  int stretched = 0;
+  for (const auto& k : cases) {
+    topo::ClusterOverrides o;
+    o.nodes = k.nodes;
+    o.fabric = k.fabric;
+    const auto t = preset(k.preset, o);
+    const long gpn = t.gpus_per_node();
+    std::vector<std::vector<long>> groups(static_cast<std::size_t>(k.tp));
+    for (long g = 0; g < k.stage_nodes * gpn; ++g) groups[static_cast<std::size_t>(g % k.tp)].push_back(g);
+    for (auto op : {comm::Op::all_reduce, comm::Op::reduce_scatter, comm::Op::all_gather}) {
+      const double bytes = 25.0 * 1024 * 1024;
+      TrainingContext fast(t);
+      TrainingContext full(t);
+      full.sample_contention(false);
+      const double f = fast.contention(groups, op, bytes, "bfloat16");
+      const double exact = full.contention(groups, op, bytes, "bfloat16");
+      EXPECT_NEAR(f, exact, 0.01 * exact)
+          << k.preset << " x" << k.nodes << " TP " << k.tp << " op " << static_cast<int>(op);
+      if (sample_groups(groups, gpn, true)) ++sampled;
+      if (exact > 1.01) ++stretched;
+    }
+  }
+  EXPECT_GT(sampled, 20);    // the sample was taken, not skipped
+  EXPECT_GT(stretched, 10);  // and the groups did slow each other
 }
 
 }  // namespace

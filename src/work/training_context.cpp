@@ -4,6 +4,7 @@
 
 #include "comm/pattern_tasks.hpp"
 #include "sim/engine.hpp"
+#include "work/contention_sample.hpp"
 
 namespace gf::work {
 
@@ -55,8 +56,14 @@ double TrainingContext::contention(const std::vector<std::vector<long>>& groups,
   // others).
   const comm::CollectiveResult& chosen = collective(groups.front(), op, bytes, dtype);
   const comm::Op flows_op = pattern_op(op, chosen.algo);
+  // Many nodes alike: a sample of them (another job's GPUs are not alike).
+  const auto* fabric = t_.fabric();
+  const bool nonblocking = fabric == nullptr || fabric->shape().oversubscription <= 1.0 + 1e-9;
+  const auto sampled =
+      other_job || !sample_contention_ ? std::nullopt : sample_groups(groups, t_.gpus_per_node(), nonblocking);
+  const auto& priced = sampled ? *sampled : groups;
   std::vector<long> flat;
-  for (const auto& g : groups) {
+  for (const auto& g : priced) {
     flat.insert(flat.end(), g.begin(), g.end());
     flat.push_back(-1);  // separates the groups in the key
   }
@@ -66,7 +73,7 @@ double TrainingContext::contention(const std::vector<std::vector<long>>& groups,
       dtype, other_job ? static_cast<int>(background->op) : -1, other_job ? background->bytes : 0.0);
   if (auto it = contention_.find(key); it != contention_.end()) return it->second;
   const double factor =
-      simulated_contention(groups, flows_op, chosen.algo, chosen.proto, bytes, dtype, other_job ? background : nullptr);
+      simulated_contention(priced, flows_op, chosen.algo, chosen.proto, bytes, dtype, other_job ? background : nullptr);
   contention_.emplace(key, factor);
   return factor;
 }

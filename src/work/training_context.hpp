@@ -51,6 +51,9 @@ public:
   // where they share links with it.
   double contention(const std::vector<std::vector<long>>& groups, comm::Op op, double bytes, const std::string& dtype,
                     const BackgroundJob* background = nullptr);
+  // Whether `contention` may price many alike nodes on a sample of them (contention_sample.hpp;
+  // on by default). Off: every group's every rank, for tests that compare the two.
+  void sample_contention(bool on) { sample_contention_ = on; }
   // The same with the flows of `op` under `algo` and `proto` exactly as given, every call (no
   // cache, no sharing between operations that put the same flows on the links).
   double simulated_contention(const std::vector<std::vector<long>>& groups, comm::Op op, comm::Algo algo,
@@ -113,6 +116,7 @@ private:
   std::map<std::vector<long>, LayoutGroups> groups_;
   std::map<std::vector<long>, PipelinePairs> pipeline_pairs_;
   std::size_t flow_runs_ = 0;
+  bool sample_contention_ = true;
 };
 
 }  // namespace gf::work
