@@ -350,6 +350,10 @@ TEST(Train, BadLayoutsAndModelsAreExitTwo) {
   EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "llama3.1-8b", "--attention", "fa9"}), 2);
   // Overlapped pipeline sends without the interleaved schedule.
   EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "llama3.1-8b", "--pp", "2", "--overlap-p2p-comm"}), 2);
+  // Overlapped parameter gathers without the distributed optimizer that makes them.
+  EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "llama3.1-8b", "--overlap-param-gather"}), 2);
+  EXPECT_EQ(
+      code({"--preset", "dgx-h100", "--model", "llama3.1-8b", "--distributed-optimizer", "--overlap-param-gather"}), 0);
   // Interleaving with micro-batches that do not fill whole groups of PP (6 for PP 4).
   EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "llama3.1-8b", "--pp", "4", "--vpp", "2", "--dp", "2",
                   "--global-batch", "12"}),

@@ -70,6 +70,9 @@ void TrainOptions::add_to(CLI::App& app) {
   app.add_option("--zero", zero, "DeepSpeed ZeRO stage: 0 | 1 | 2 | 3");
   app.add_option("--fsdp", fsdp, "PyTorch FSDP: full | grad-op | hybrid (sharded inside a node)");
   app.add_flag("--distributed-optimizer", distributed_optimizer, "Megatron's distributed optimizer");
+  app.add_flag("--overlap-param-gather", overlap_param_gather,
+               "Megatron's --overlap-param-gather: the distributed optimizer's parameter all-gathers run under the "
+               "next step's forward (needs --distributed-optimizer)");
   app.add_option("--bucket-mb", bucket_mb, "DDP gradient bucket, MiB");
   app.add_option("--scale", scale, "Node counts for a scaling curve, e.g. 1,2,4,16");
   app.add_option("--scaling", scaling, "weak (global batch per GPU kept) | strong (global batch kept)");
@@ -246,6 +249,10 @@ std::string TrainOptions::run() const {
       throw InputError({}, "--fsdp", "got '" + fsdp + "'", "full, grad-op, hybrid");
   }
   o.memory.distributed_optimizer = distributed_optimizer;
+  if (overlap_param_gather && !distributed_optimizer)
+    throw InputError({}, "--overlap-param-gather", "overlaps the distributed optimizer's all-gathers, and it is off",
+                     "--distributed-optimizer --overlap-param-gather");
+  o.memory.overlap_param_gather = overlap_param_gather;
   o.memory.bucket_bytes = static_cast<double>(parse_whole("--bucket-mb", bucket_mb, 1, 1 << 16)) * 1024 * 1024;
   if (scaling != "weak" && scaling != "strong")
     throw InputError({}, "--scaling", "got '" + scaling + "'", "weak, strong");

@@ -24,6 +24,7 @@ struct TrainOptions {
               kernels = "fused";
   std::string zero = "0", fsdp;
   bool distributed_optimizer = false;
+  bool overlap_param_gather = false;
   std::string bucket_mb = "25";
   std::string gpus = "0";
   std::string scale, scaling = "weak";

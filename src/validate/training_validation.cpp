@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -97,6 +98,16 @@ std::vector<TrainingCheck> check_training(const hw::Catalog& catalog) {
     o.layout.tp_comm_overlap = o.layout.tp > 1 && r["tp_comm_overlap"] && r["tp_comm_overlap"].as<bool>(false);
     o.layout.overlap_p2p_comm =
         o.layout.vpp > 1 && pp > 1 && r["overlap_p2p_comm"] && r["overlap_p2p_comm"].as<bool>(false);
+    // The gradient bucket: PyTorch DDP's 25 MiB unless the row ran Megatron-Core's DDP, whose
+    // default bucket is max(40M, 1M x DP) parameters (DP counting context parallelism;
+    // DistributedDataParallelConfig.bucket_size: "larger DP sizes need larger buckets to ensure
+    // collectives do not become latency-bound"), of fp32 main gradients.
+    if (r["ddp_bucket"]) {
+      if (r["ddp_bucket"].Scalar() != "megatron")
+        throw InputError({"data/validation/training.yaml", r["ddp_bucket"].Mark().line + 1, 0}, "ddp_bucket",
+                         "unknown bucket '" + r["ddp_bucket"].Scalar() + "'", "megatron (Megatron-Core DDP's default)");
+      o.memory.bucket_bytes = 4.0 * std::max(40e6, 1e6 * static_cast<double>(o.layout.dp * cp));
+    }
     // Megatron's TP overlap runs with sequence parallelism only.
     if (o.layout.tp_comm_overlap) o.layout.sequence_parallel = true;
     o.memory.micro_batch = integer(r, "micro_batch", 1);
@@ -121,6 +132,8 @@ std::vector<TrainingCheck> check_training(const hw::Catalog& catalog) {
                         : zero == 3         ? work::Sharding::zero3
                                             : work::Sharding::none;
     o.memory.distributed_optimizer = r["distributed_optimizer"] && r["distributed_optimizer"].as<bool>(false);
+    o.memory.overlap_param_gather =
+        o.memory.distributed_optimizer && r["overlap_param_gather"] && r["overlap_param_gather"].as<bool>(false);
     // The attention kernels the run used: FlashAttention unless the row says the scores went
     // through HBM (frameworks before FlashAttention, 2022).
     const std::string attention = r["attention"] ? r["attention"].Scalar() : "flash";

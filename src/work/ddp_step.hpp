@@ -50,6 +50,10 @@ struct DdpOptions {
   // (`gather_bytes` in all, in buckets of the same size).
   bool reduce_scatter = false;
   double gather_bytes = 0;
+  // Megatron's --overlap-param-gather: the all-gathers run at the start of the next step instead,
+  // bucket by bucket in forward order, and the first micro-batch's forward of each layer waits
+  // only for the bucket that holds it.
+  bool overlap_param_gather = false;
   bool record = false;  // fill DdpStep::events (the closed form only)
   // The share of the GPU's SMs NCCL's kernel holds while it runs (one CTA per channel): compute
   // that overlaps it runs that much slower (the closed form only).
@@ -82,8 +86,10 @@ inline constexpr const char* kGatherTrack = "NCCL stream: parameter all-gather";
 // The compute stream of `micro` micro-batches through `layers` from `start`, with each layer's
 // in-line collectives after its compute; returns when the last backward layer ends and, for the
 // last micro-batch, when each layer's gradient is ready (backward order).
+// `params_ready` (optional, one per layer in forward order): the first micro-batch's forward of a
+// layer starts no earlier.
 double run_layers(const std::vector<LayerCost>& layers, long micro, double start, std::vector<double>& ready,
-                  std::vector<StepEvent>* events);
+                  std::vector<StepEvent>* events, const std::vector<double>* params_ready = nullptr);
 
 // Layers in forward order. The communicator is the data-parallel group; one rank per GPU.
 DdpStep ddp_step(const comm::Communicator& dp, const std::vector<LayerCost>& layers, const DdpOptions& o);

@@ -421,6 +421,7 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
                        mem.sharding == Sharding::fsdp_grad_op || mem.distributed_optimizer;
   d.reduce_scatter = sharded;
   d.gather_bytes = sharded ? params_here * (o.memory.precision == Precision::fp32 ? 4 : 2) : 0;
+  d.overlap_param_gather = mem.distributed_optimizer && mem.overlap_param_gather;
   // Another job on the GPUs this one leaves free.
   BackgroundJob background;
   if (o.background_bytes > 0) {

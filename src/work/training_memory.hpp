@@ -32,6 +32,9 @@ struct MemoryOptions {
   Precision precision = Precision::bf16;
   Sharding sharding = Sharding::none;
   bool distributed_optimizer = false;  // Megatron's: optimizer state sharded over DP
+  // Megatron's --overlap-param-gather (with the distributed optimizer): the updated parameters'
+  // all-gathers run under the next step's forward instead of after the optimizer.
+  bool overlap_param_gather = false;
   Recompute recompute = Recompute::none;
   Attention attention = Attention::flash;    // FlashAttention does not store the scores
   Kernels kernels = Kernels::fused;          // element-wise kernels fused, or one per operator
