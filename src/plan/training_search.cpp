@@ -100,8 +100,11 @@ LayoutSearch search_layouts(work::TrainingContext& context, const TrainingWorklo
                     o.memory.micro_batches = w.global_batch / (mb * dp);
                     // Megatron's distributed optimizer is ZeRO-1 over DP; with TP or PP it is the
                     // form used (DeepSpeed's ZeRO stages are for data parallelism alone).
+                    // It runs with its parameter all-gathers under the next forward, as
+                    // Megatron-Core's benchmarks and Megatron-Bridge's recipes set it up.
                     if (sharding == work::Sharding::zero1) {
                       o.memory.distributed_optimizer = true;
+                      o.memory.overlap_param_gather = true;
                     } else {
                       o.memory.sharding = sharding;
                     }
