@@ -175,6 +175,29 @@ TEST(Train, TensorParallelOverlapHidesCollectivesUnderGemms) {
   EXPECT_LT(overlapped["step_time_s"].get<double>(), plain["step_time_s"].get<double>());
 }
 
+// Megatron's data-parallel options on a step whose gradient traffic shows (Llama 3 8B, DP 32 over
+// 25 GbE): reducing in bf16 halves the bytes the reductions move; overlapping the distributed
+// optimizer's parameter all-gathers with the next forward takes them out of the step's tail.
+TEST(Train, MegatronDataParallelOptions) {
+  const std::vector<std::string> job{"--preset",       "dgx-h100", "--nodes",       "4",    "--network",
+                                     "eth-25g",        "--model",  "llama3-8b",     "--dp", "32",
+                                     "--global-batch", "64",       "--micro-batch", "1",    "--distributed-optimizer"};
+  const auto fp32 = train(job);
+  auto bf16_args = job;
+  bf16_args.push_back("--grad-reduce-in-bf16");
+  const auto bf16 = train(bf16_args);
+  const double reduced = fp32["breakdown"]["dp_exposed"].get<double>();
+  EXPECT_GT(reduced, 0.0);
+  EXPECT_LT(bf16["breakdown"]["dp_exposed"].get<double>(), reduced);
+  EXPECT_LT(bf16["step_time_s"].get<double>(), fp32["step_time_s"].get<double>());
+  auto overlap_args = job;
+  overlap_args.push_back("--overlap-param-gather");
+  const auto overlapped = train(overlap_args);
+  EXPECT_LT(overlapped["step_time_s"].get<double>(), fp32["step_time_s"].get<double>());
+  // The compute is the same; only where the gathers sit changed.
+  EXPECT_DOUBLE_EQ(overlapped["breakdown"]["compute"].get<double>(), fp32["breakdown"]["compute"].get<double>());
+}
+
 // PyTorch eager runs each element-wise operator as its own kernel: Llama 3.1 8B under FSDP on
 // one H100 server trains slower than with the kernels fused, by about what torchtitan measured
 // between eager and torch.compile (5,762 against 6,667 tokens/s per GPU, 0.86; its Table 1, in
@@ -350,6 +373,8 @@ TEST(Train, BadLayoutsAndModelsAreExitTwo) {
   EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "llama3.1-8b", "--attention", "fa9"}), 2);
   // Overlapped pipeline sends without the interleaved schedule.
   EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "llama3.1-8b", "--pp", "2", "--overlap-p2p-comm"}), 2);
+  // bf16 reductions with full sharding, whose reduce-scatters have their own type.
+  EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "llama3.1-8b", "--fsdp", "full", "--grad-reduce-in-bf16"}), 2);
   // Overlapped parameter gathers without the distributed optimizer that makes them.
   EXPECT_EQ(code({"--preset", "dgx-h100", "--model", "llama3.1-8b", "--overlap-param-gather"}), 2);
   EXPECT_EQ(
@@ -398,7 +423,7 @@ TEST(TrainingValidation, EvaluatesTheRowsItCoversAndNamesTheRest) {
     EXPECT_GT(c.predicted, 0) << c.id;
   }
   EXPECT_GE(evaluated, 110);
-  EXPECT_LT(sum / static_cast<double>(evaluated), 0.36);  // 32.9% now; the target is 15%
+  EXPECT_LT(sum / static_cast<double>(evaluated), 0.34);  // 31.8% now; the target is 15%
 }
 
 }  // namespace

@@ -70,6 +70,12 @@ void TrainOptions::add_to(CLI::App& app) {
   app.add_option("--zero", zero, "DeepSpeed ZeRO stage: 0 | 1 | 2 | 3");
   app.add_option("--fsdp", fsdp, "PyTorch FSDP: full | grad-op | hybrid (sharded inside a node)");
   app.add_flag("--distributed-optimizer", distributed_optimizer, "Megatron's distributed optimizer");
+  app.add_flag("--grad-reduce-in-bf16", grad_reduce_bf16,
+               "Megatron's --grad-reduce-in-bf16: data-parallel gradient reductions in bf16 instead of fp32 (not "
+               "with --fsdp full|hybrid or --zero 3)");
+  app.add_flag("--cross-entropy-fusion", cross_entropy_fusion,
+               "The loss over the vocabulary in one fused kernel (Transformer Engine's, Megatron's "
+               "--cross-entropy-loss-fusion) instead of PyTorch's kernel-by-kernel fp32 softmax");
   app.add_flag("--overlap-param-gather", overlap_param_gather,
                "Megatron's --overlap-param-gather: the distributed optimizer's parameter all-gathers run under the "
                "next step's forward (needs --distributed-optimizer)");
@@ -253,6 +259,13 @@ std::string TrainOptions::run() const {
     throw InputError({}, "--overlap-param-gather", "overlaps the distributed optimizer's all-gathers, and it is off",
                      "--distributed-optimizer --overlap-param-gather");
   o.memory.overlap_param_gather = overlap_param_gather;
+  if (grad_reduce_bf16 &&
+      (o.memory.sharding == work::Sharding::fsdp_full || o.memory.sharding == work::Sharding::fsdp_hybrid ||
+       o.memory.sharding == work::Sharding::zero3))
+    throw InputError({}, "--grad-reduce-in-bf16", "applies to DDP and the distributed optimizer's reductions",
+                     "without --fsdp full|hybrid and --zero 3");
+  o.memory.grad_reduce_bf16 = grad_reduce_bf16;
+  o.memory.cross_entropy_fusion = cross_entropy_fusion;
   o.memory.bucket_bytes = static_cast<double>(parse_whole("--bucket-mb", bucket_mb, 1, 1 << 16)) * 1024 * 1024;
   if (scaling != "weak" && scaling != "strong")
     throw InputError({}, "--scaling", "got '" + scaling + "'", "weak, strong");

@@ -25,6 +25,8 @@ struct TrainOptions {
   std::string zero = "0", fsdp;
   bool distributed_optimizer = false;
   bool overlap_param_gather = false;
+  bool grad_reduce_bf16 = false;
+  bool cross_entropy_fusion = false;
   std::string bucket_mb = "25";
   std::string gpus = "0";
   std::string scale, scaling = "weak";

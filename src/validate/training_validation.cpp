@@ -134,6 +134,16 @@ std::vector<TrainingCheck> check_training(const hw::Catalog& catalog) {
     o.memory.distributed_optimizer = r["distributed_optimizer"] && r["distributed_optimizer"].as<bool>(false);
     o.memory.overlap_param_gather =
         o.memory.distributed_optimizer && r["overlap_param_gather"] && r["overlap_param_gather"].as<bool>(false);
+    // The gradients' type on the wire and the bucket, where the row's framework set them.
+    if (r["grad_reduce_dtype"]) {
+      const std::string dt = r["grad_reduce_dtype"].Scalar();
+      if (dt != "bf16" && dt != "fp32")
+        throw InputError({"data/validation/training.yaml", r["grad_reduce_dtype"].Mark().line + 1, 0},
+                         "grad_reduce_dtype", "unknown type '" + dt + "'", "bf16, fp32");
+      o.memory.grad_reduce_bf16 = dt == "bf16";
+    }
+    if (r["bucket_mb"]) o.memory.bucket_bytes = r["bucket_mb"].as<double>() * 1024 * 1024;
+    o.memory.cross_entropy_fusion = r["cross_entropy_fusion"] && r["cross_entropy_fusion"].as<bool>(false);
     // The attention kernels the run used: FlashAttention unless the row says the scores went
     // through HBM (frameworks before FlashAttention, 2022).
     const std::string attention = r["attention"] ? r["attention"].Scalar() : "flash";

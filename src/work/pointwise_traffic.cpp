@@ -55,6 +55,28 @@ PointwiseBytes pointwise_bytes(const ModelSpec& m, const ParallelLayout& layout,
   return b;
 }
 
+LossBytes cross_entropy_bytes(Precision precision, Kernels kernels, bool fused) {
+  const double e = precision == Precision::fp32 ? 4.0 : 2.0;
+  if (fused) {
+    // One pass for the row's running max and sum of exponentials, one that writes the gradient
+    // (in the logits' width) already in the forward; backward scales it by the loss's gradient.
+    return {3 * e, 2 * e};
+  }
+  if (kernels == Kernels::fused) {
+    // Megatron's vocab-parallel cross-entropy (megatron/core/tensor_parallel/cross_entropy.py) on
+    // `output.float()`: the upcast, the row max (read), subtracting it in place (read, write),
+    // exp in place (read, write), the row sum (read), dividing by it in place (read, write) to
+    // keep the softmax for backward; backward multiplies it by the loss's gradient in place
+    // (read, write) and the upcast's backward casts it down.
+    return {upcast(e) + 4 + 8 + 8 + 4 + 8, 8 + downcast(e)};
+  }
+  // PyTorch eager `F.cross_entropy(logits.float(), labels)`: the upcast and log_softmax (a
+  // pass for the row max, one for the sum of exponentials, one that writes the output); backward
+  // writes nll_loss's dense gradient, log_softmax's backward reads it for the row sum and again
+  // with the saved output to write the input's gradient, and the upcast's backward casts down.
+  return {upcast(e) + 3 * 4 + 4, 4 + 4 + 8 + 4 + downcast(e)};
+}
+
 Fp8CastBytes fp8_linear_casts(double in, double out, bool input_cast_fused) {
   return {(input_cast_fused ? 0.0 : 3 * in) + in, 4 * out};
 }

@@ -23,6 +23,17 @@ struct PointwiseBytes {
 // and residuals run on 1/TP of the tokens.
 PointwiseBytes pointwise_bytes(const ModelSpec& m, const ParallelLayout& layout, Precision precision, Kernels kernels);
 
+// The loss over the vocabulary: HBM bytes per logit (one token's score for one vocabulary entry
+// this GPU holds), forward and backward. The logits leave the output projection in the
+// activations' width and the loss runs in fp32, one elementwise or row-reduction kernel at a time,
+// unless the framework fuses it (`fused`: Transformer Engine's cross-entropy kernel, Megatron's
+// --cross-entropy-loss-fusion), which reads the logits twice and writes their gradient once.
+struct LossBytes {
+  double forward = 0;
+  double backward = 0;
+};
+LossBytes cross_entropy_bytes(Precision precision, Kernels kernels, bool fused);
+
 // FP8 linear layers (Transformer Engine's; torchao's Float8Linear makes the same casts): bytes
 // per token around one GEMM of `in` input and `out` output elements per token. Forward: the
 // input cast to FP8 (read 16 bits, write 8) unless the kernel before it writes FP8 already (TE

@@ -13,6 +13,7 @@
 #include "work/ddp_step.hpp"
 #include "work/fsdp_step.hpp"
 #include "work/layer_cost.hpp"
+#include "work/pointwise_traffic.hpp"
 #include "work/pp_schedule.hpp"
 
 namespace gf::work {
@@ -318,12 +319,18 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
       return cache.collective(*ep_group, comm::Op::alltoall, c.dispatch_bytes, dtype).time.value();
     };
     // Embedding lookup is memory work; the output projection a GEMM over the vocabulary.
-    const double head_f = gemm_seconds(ctx, tokens, static_cast<double>(m.vocab) / static_cast<double>(l.tp), h);
+    const double vocab_here = static_cast<double>(m.vocab) / static_cast<double>(l.tp);
+    // The output projection's GEMM and the loss over its logits (memory-bound: pointwise_traffic).
+    const LossBytes loss = cross_entropy_bytes(o.memory.precision, mem.kernels, mem.cross_entropy_fusion);
+    const double head_f =
+        gemm_seconds(ctx, tokens, vocab_here, h) + memory_seconds(ctx, tokens * vocab_here * loss.forward);
+    const double head_b =
+        2 * gemm_seconds(ctx, tokens, vocab_here, h) + memory_seconds(ctx, tokens * vocab_here * loss.backward);
     // The stages split the layers evenly; the first holds the embedding, the last the output
     // projection. The busiest of the two stands for every stage (1F1B runs at the pace of the
     // slowest stage).
     const long per_stage = (m.layers + l.pp - 1) / l.pp;
-    const double head_cost = 3 * head_f;
+    const double head_cost = head_f + head_b;
     const double embed_cost = memory_seconds(ctx, tokens * h * 2);
     const bool last_stage = l.pp > 1 && head_cost > embed_cost;
     const long first_layer = last_stage ? m.layers - per_stage : 0;
@@ -354,7 +361,7 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
     }
     const double vocab_params = static_cast<double>(m.vocab) * h / static_cast<double>(l.tp);
     if (l.pp == 1 || last_stage) {
-      layers.push_back({"output", head_f, 2 * head_f, vocab_params * (m.tied_embeddings ? 0 : 4)});
+      layers.push_back({"output", head_f, head_b, vocab_params * (m.tied_embeddings ? 0 : 4)});
       params_here += vocab_params;
     }
     if (l.pp == 1 || !last_stage) {
@@ -447,6 +454,13 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
   const BackgroundJob* other_job = background.gpus.empty() ? nullptr : &background;
   const bool full_shard =
       mem.sharding == Sharding::zero3 || mem.sharding == Sharding::fsdp_full || mem.sharding == Sharding::fsdp_hybrid;
+  // Gradients reduced in bf16 (Megatron's --grad-reduce-in-bf16, NeMo's grad_sync_dtype=bf16):
+  // half the bytes of every bucket, in buckets of the same cap.
+  if (mem.grad_reduce_bf16 && !full_shard) {
+    for (auto& layer : layers) layer.gradient_bytes /= 2;
+    d.dtype = "bfloat16";
+    out.assumptions.push_back("gradients reduced in bf16");
+  }
   DdpStep s;
   const bool reduces = l.dp * l.cp > 1;
   if (reduces && full_shard) {

@@ -35,6 +35,12 @@ struct MemoryOptions {
   // Megatron's --overlap-param-gather (with the distributed optimizer): the updated parameters'
   // all-gathers run under the next step's forward instead of after the optimizer.
   bool overlap_param_gather = false;
+  // Gradients reduced over DP in bf16 instead of fp32 (Megatron's --grad-reduce-in-bf16; NeMo's
+  // distributed_fused_adam with grad_sync_dtype=bf16). Not for FSDP/ZeRO-3 (their own dtype).
+  bool grad_reduce_bf16 = false;
+  // The loss over the vocabulary in one fused kernel (Transformer Engine's cross-entropy,
+  // Megatron's --cross-entropy-loss-fusion) rather than one PyTorch kernel per step.
+  bool cross_entropy_fusion = false;
   Recompute recompute = Recompute::none;
   Attention attention = Attention::flash;    // FlashAttention does not store the scores
   Kernels kernels = Kernels::fused;          // element-wise kernels fused, or one per operator
