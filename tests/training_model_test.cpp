@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <tuple>
 
 #include "core/error.hpp"
 #include "hw/catalog.hpp"
@@ -269,16 +270,10 @@ TEST(PointwiseTraffic, CrossEntropyOverTheVocabulary) {
   EXPECT_DOUBLE_EQ(cross_entropy_bytes(Precision::fp32, Kernels::fused, false).forward, 32);
 
   const auto t = gf::test::preset("dgx-h100", {});
-  ModelSpec m = library_model("llama3-8b");
-  m.layers = 24;
-  m.hidden = 2048;
-  m.heads = 16;
-  m.kv_heads = 16;
-  m.head_dim = 128;
-  m.ffn = 8192;
-  m.gated_ffn = false;
-  m.vocab = 131072;
-  m.seq = 4096;
+  // Megatron-Core's GPT 1.7B: GPT-3's architecture, 24 layers of 2,048 with 16 heads.
+  ModelSpec m = gpt3_175b();
+  std::tie(m.layers, m.hidden, m.heads, m.kv_heads, m.ffn, m.vocab, m.seq) =
+      std::tuple{24L, 2048L, 16L, 16L, 8192L, 131072L, 4096L};
   TrainOptions o;
   o.layout.dp = 8;
   o.global_batch = 32;
