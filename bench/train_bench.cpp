@@ -17,11 +17,12 @@ const gf::hw::Catalog& catalog() {
   return c;
 }
 
-gf::topo::Topology cluster(const char* preset, long nodes) {
+gf::topo::Topology cluster(const char* preset, long nodes, double oversubscription = 1) {
   auto spec = gf::topo::load_preset(preset, catalog());
   gf::topo::ClusterOverrides o;
   o.nodes = nodes;
   o.fabric = gf::topo::FabricKind::fat_tree;
+  if (oversubscription > 1) o.oversubscription = oversubscription;
   gf::topo::apply_overrides(spec, o, catalog());
   return gf::topo::Topology(spec, catalog());
 }
@@ -62,8 +63,8 @@ BENCHMARK(BM_Gpt3_175B_16384H100)->Unit(benchmark::kMillisecond);
 // dividing the 96 layers) with micro-batch 1, 2 and 4, selective or full recomputation, with
 // and without the distributed optimizer, where the global batch divides: evaluated back to
 // back on one cluster, reported per layout.
-void sweep(benchmark::State& state, bool warm) {
-  const auto t = cluster("dgx-a100", 128);
+void sweep(benchmark::State& state, bool warm, double oversubscription = 1) {
+  const auto t = cluster("dgx-a100", 128, oversubscription);
   const auto m = gf::work::library_model("gpt3-175b");
   std::vector<gf::work::TrainOptions> layouts;
   for (long tp : {1, 2, 4, 8})
@@ -105,6 +106,9 @@ void BM_Gpt3_175B_LayoutSweep_1024A100_Cold(benchmark::State& s) { sweep(s, fals
 BENCHMARK(BM_Gpt3_175B_LayoutSweep_1024A100_Cold)->Unit(benchmark::kMillisecond);
 void BM_Gpt3_175B_LayoutSweep_1024A100_Warm(benchmark::State& s) { sweep(s, true); }
 BENCHMARK(BM_Gpt3_175B_LayoutSweep_1024A100_Warm)->Unit(benchmark::kMillisecond);
+// The same on leaves oversubscribed 4:1, where trees' contention runs on every rank.
+void BM_Gpt3_175B_LayoutSweep_1024A100_Cold_Oversubscribed4(benchmark::State& s) { sweep(s, false, 4); }
+BENCHMARK(BM_Gpt3_175B_LayoutSweep_1024A100_Cold_Oversubscribed4)->Unit(benchmark::kMillisecond);
 
 // Megatron's pipeline schedule as a task graph (what `train --trace` and the full-graph
 // reference run), against its closed form (what every evaluation runs): GPT-3 175B's PP 16 with

@@ -232,22 +232,34 @@ TEST(Contention, SampledNodesGiveTheFullFactor) {
     long nodes;
     topo::FabricKind fabric;
     long tp;
-    long stage_nodes;  // the nodes of one pipeline stage
+    long stage_nodes;             // the nodes of one pipeline stage
+    double oversubscription = 1;  // a leaf's down:up ratio
   };
   const std::vector<Case> cases{
-      {"dgx-a100", 32, topo::FabricKind::fat_tree, 1, 32},     {"dgx-a100", 32, topo::FabricKind::fat_tree, 2, 32},
-      {"dgx-a100", 64, topo::FabricKind::fat_tree, 8, 32},     {"dgx-a100", 128, topo::FabricKind::fat_tree, 4, 64},
-      {"dgx-h100", 32, topo::FabricKind::rail, 2, 32},         {"dgx-h100", 32, topo::FabricKind::rail, 8, 16},
-      {"pcie-8x-l40s", 32, topo::FabricKind::fat_tree, 1, 32}, {"pcie-8x-l40s", 32, topo::FabricKind::fat_tree, 2, 16},
-      {"pcie-8x-a100", 16, topo::FabricKind::fat_tree, 4, 16}, {"pcie-8x-l40s", 32, topo::FabricKind::fat_tree, 4, 32},
+      {"dgx-a100", 32, topo::FabricKind::fat_tree, 1, 32},
+      {"dgx-a100", 32, topo::FabricKind::fat_tree, 2, 32},
+      {"dgx-a100", 64, topo::FabricKind::fat_tree, 8, 32},
+      {"dgx-a100", 128, topo::FabricKind::fat_tree, 4, 64},
+      {"dgx-h100", 32, topo::FabricKind::rail, 2, 32},
+      {"dgx-h100", 32, topo::FabricKind::rail, 8, 16},
+      {"pcie-8x-l40s", 32, topo::FabricKind::fat_tree, 1, 32},
+      {"pcie-8x-l40s", 32, topo::FabricKind::fat_tree, 2, 16},
+      {"pcie-8x-a100", 16, topo::FabricKind::fat_tree, 4, 16},
+      {"pcie-8x-l40s", 32, topo::FabricKind::fat_tree, 4, 32},
       {"pcie-8x-h100", 32, topo::FabricKind::fat_tree, 8, 32},
+      // Oversubscribed leaves: rings are sampled, trees run every rank.
+      {"dgx-a100", 64, topo::FabricKind::fat_tree, 2, 64, 2},
+      {"dgx-h100", 128, topo::FabricKind::fat_tree, 4, 64, 8},
+      {"pcie-8x-h100", 64, topo::FabricKind::fat_tree, 8, 64, 4},
   };
   int sampled = 0;
   int stretched = 0;
+  int oversubscribed_rings = 0;
   for (const auto& k : cases) {
     topo::ClusterOverrides o;
     o.nodes = k.nodes;
     o.fabric = k.fabric;
+    if (k.oversubscription > 1) o.oversubscription = k.oversubscription;
     const auto t = preset(k.preset, o);
     const long gpn = t.gpus_per_node();
     std::vector<std::vector<long>> groups(static_cast<std::size_t>(k.tp));
@@ -263,10 +275,14 @@ TEST(Contention, SampledNodesGiveTheFullFactor) {
           << k.preset << " x" << k.nodes << " TP " << k.tp << " op " << static_cast<int>(op);
       if (sample_groups(groups, gpn, true)) ++sampled;
       if (exact > 1.01) ++stretched;
+      if (k.oversubscription > 1 && fast.collective(groups.front(), op, bytes, "bfloat16").algo == comm::Algo::ring &&
+          exact > 1.01)
+        ++oversubscribed_rings;
     }
   }
-  EXPECT_GT(sampled, 20);    // the sample was taken, not skipped
-  EXPECT_GT(stretched, 10);  // and the groups did slow each other
+  EXPECT_GT(sampled, 20);              // the sample was taken, not skipped
+  EXPECT_GT(stretched, 10);            // and the groups did slow each other
+  EXPECT_GE(oversubscribed_rings, 1);  // a sampled ring whose uplinks bind
 }
 
 }  // namespace

@@ -5,8 +5,8 @@
 namespace gf::work {
 
 std::optional<std::vector<std::vector<long>>> sample_groups(const std::vector<std::vector<long>>& groups,
-                                                            long gpus_per_node, bool nonblocking) {
-  if (!nonblocking || groups.empty() || gpus_per_node <= 0) return std::nullopt;
+                                                            long gpus_per_node, bool stands_for_all) {
+  if (!stands_for_all || groups.empty() || gpus_per_node <= 0) return std::nullopt;
   // The first group's nodes in the order its ranks meet them.
   std::vector<long> order;
   for (const long g : groups.front()) {

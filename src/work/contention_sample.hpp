@@ -21,9 +21,10 @@ inline constexpr std::size_t kContentionSampleNodes = 8;
 
 // Each group's ranks (global GPU indices) on the sampled nodes, in their order, or nothing when
 // the sample would not stand for the whole: the groups span fewer than twice the sample's nodes,
-// do not all span the same nodes, or the fabric is oversubscribed (`nonblocking` false), where
-// the uplinks a whole group crosses can bind.
+// do not all span the same nodes, or the caller says the sample cannot stand for the whole
+// (`stands_for_all` false: a tree on an oversubscribed fabric, whose uplink crossings grow with
+// the nodes it spans).
 std::optional<std::vector<std::vector<long>>> sample_groups(const std::vector<std::vector<long>>& groups,
-                                                            long gpus_per_node, bool nonblocking);
+                                                            long gpus_per_node, bool stands_for_all);
 
 }  // namespace gf::work

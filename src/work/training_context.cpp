@@ -58,9 +58,14 @@ double TrainingContext::contention(const std::vector<std::vector<long>>& groups,
   const comm::Op flows_op = pattern_op(op, chosen.algo);
   // Many nodes alike: a sample of them (another job's GPUs are not alike).
   const auto* fabric = t_.fabric();
+  // On an oversubscribed fabric a ring still crosses each leaf's uplinks a fixed number of times
+  // per channel whatever the nodes it spans, so its sample stands for the whole; a tree's
+  // crossings grow with its nodes, so trees there run every rank (test:
+  // Contention.SampledNodesGiveTheFullFactor, oversubscribed cases).
   const bool nonblocking = fabric == nullptr || fabric->shape().oversubscription <= 1.0 + 1e-9;
+  const bool stands_for_all = nonblocking || chosen.algo == comm::Algo::ring;
   const auto sampled =
-      other_job || !sample_contention_ ? std::nullopt : sample_groups(groups, t_.gpus_per_node(), nonblocking);
+      other_job || !sample_contention_ ? std::nullopt : sample_groups(groups, t_.gpus_per_node(), stands_for_all);
   const auto& priced = sampled ? *sampled : groups;
   std::vector<long> flat;
   for (const auto& g : priced) {
