@@ -195,7 +195,8 @@ TEST(Train, MegatronDataParallelOptions) {
   const auto overlapped = train(overlap_args);
   EXPECT_LT(overlapped["step_time_s"].get<double>(), fp32["step_time_s"].get<double>());
   // The compute is the same; only where the gathers sit changed.
-  EXPECT_DOUBLE_EQ(overlapped["breakdown"]["compute"].get<double>(), fp32["breakdown"]["compute"].get<double>());
+  EXPECT_NEAR(overlapped["breakdown"]["compute"].get<double>(), fp32["breakdown"]["compute"].get<double>(),
+              1e-12 * fp32["breakdown"]["compute"].get<double>());
 }
 
 // PyTorch eager runs each element-wise operator as its own kernel: Llama 3.1 8B under FSDP on
@@ -423,7 +424,7 @@ TEST(TrainingValidation, EvaluatesTheRowsItCoversAndNamesTheRest) {
     EXPECT_GT(c.predicted, 0) << c.id;
   }
   EXPECT_GE(evaluated, 110);
-  EXPECT_LT(sum / static_cast<double>(evaluated), 0.34);  // 31.8% now; the target is 15%
+  EXPECT_LT(sum / static_cast<double>(evaluated), 0.30);  // 27.6% now; the target is 15%
 }
 
 }  // namespace

@@ -76,8 +76,12 @@ ComputeEfficiency ComputeEfficiency::parse(const std::string& text, const std::s
       fam.sm_count = static_cast<int>(number_of(f["sm_count"], "value", file));
     // GEMM: the ceiling of the family's first-listed GPU per precision (a GPU with a ceiling of
     // its own keeps it); the fixed cost from a size sweep of the same precision (median of
-    // t - F / (peak x ceiling) over its points).
+    // t - F / (peak x ceiling) over its points). Ceilings are sustained rates (the clock settled
+    // at the power limit); a sweep timed in short runs sits at the burst clock, so where the
+    // family cites a burst figure its fixed cost is taken against that instead, or the fixed
+    // cost would absorb the clock drop.
     std::map<std::string, std::vector<YAML::Node>> curves;
+    std::map<std::string, double> burst;
     if (f["gemm"] && f["gemm"].IsSequence()) {
       for (const auto& e : f["gemm"]) {
         const std::string kind = text_of(e, "kind");
@@ -90,6 +94,12 @@ ComputeEfficiency ComputeEfficiency::parse(const std::string& text, const std::s
           // A GPU measured on its own (the PCIe A100 under its 300 W limit) keeps its figure.
           if (e["gpu"])
             fam.gpu_ceiling.try_emplace({e["gpu"].Scalar(), prec}, GemmModel{fraction, 0, text_of(e, "source")});
+        } else if (kind == "burst") {
+          const double fraction = number_of(e, "fraction", file);
+          if (!(fraction > 0 && fraction <= 1))
+            throw InputError(location_of(e, file), "fraction", "a burst figure needs a fraction in (0, 1]",
+                             "0 < f <= 1");
+          burst.try_emplace(prec, fraction);
         } else if (kind == "curve") {
           curves[prec].push_back(e);
         }
@@ -99,6 +109,8 @@ ComputeEfficiency ComputeEfficiency::parse(const std::string& text, const std::s
       auto it = curves.find(prec);
       if (it == curves.end()) continue;
       std::vector<double> fixed;
+      const auto b = burst.find(prec);
+      const double timed_at = b != burst.end() ? std::max(b->second, model.ceiling) : model.ceiling;
       for (const auto& c : it->second) {
         const double peak = number_of(c, "peak_tflops", file) * 1e12;
         if (!(peak > 0) || !c["points"]) continue;
@@ -107,7 +119,7 @@ ComputeEfficiency ComputeEfficiency::parse(const std::string& text, const std::s
               2 * number_of(p, "b", file) * number_of(p, "m", file) * number_of(p, "n", file) * number_of(p, "k", file);
           const double tflops = number_of(p, "tflops", file) * 1e12;
           if (!(flops > 0) || !(tflops > 0)) continue;
-          fixed.push_back(flops / tflops - flops / (peak * model.ceiling));
+          fixed.push_back(flops / tflops - flops / (peak * timed_at));
         }
       }
       if (!fixed.empty()) {
