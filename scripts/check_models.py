@@ -35,7 +35,8 @@ TRANSFORMER = {"layers": int, "hidden": int, "heads": int, "kv_heads": int, "hea
 TRANSFORMER_REQUIRED = ["layers", "hidden", "heads", "ffn", "gated_ffn", "activation", "seq", "vocab",
                         "tied_embeddings", "position_embedding", "norm"]
 GENERIC = {"params": int, "macs_per_sample": (int, float), "flops_per_sample": (int, float),
-           "flops_convention": str, "activation_bytes_per_sample": (int, float), "input": dict}
+           "flops_convention": str, "activation_bytes_per_sample": (int, float),
+           "step_hbm_bytes_per_sample": (int, float), "step_hbm_note": str, "input": dict}
 GENERIC_REQUIRED = ["params", "flops_per_sample", "activation_bytes_per_sample"]
 MOE = {"experts": int, "top_k": int, "shared_experts": int, "expert_ffn": int, "dense_layers": (int, list),
        "capacity_factor": (int, float), "router_bias": bool}

@@ -65,6 +65,8 @@ ModelSpec read(const YAML::Node& root, const std::string& file) {
                   "macs_per_sample",
                   "flops_convention",
                   "activation_bytes_per_sample",
+                  "step_hbm_bytes_per_sample",
+                  "step_hbm_note",
                   "input"});
   ModelSpec m;
   m.name = f.text("name");
@@ -77,6 +79,8 @@ ModelSpec read(const YAML::Node& root, const std::string& file) {
     m.params = f.positive("params");
     m.flops_per_sample = f.physical("flops_per_sample", 1, physical::flops);
     m.activation_bytes_per_sample = f.physical("activation_bytes_per_sample", 1, physical::size);
+    if (f.has("step_hbm_bytes_per_sample"))
+      m.step_hbm_bytes_per_sample = f.physical("step_hbm_bytes_per_sample", 1, physical::size);
     m.published_active_params = m.published_params;
     return m;
   }

@@ -57,6 +57,9 @@ struct ModelSpec {
   double params = 0;            // parameters
   double flops_per_sample = 0;  // forward pass, FLOPs (2 per multiply-add)
   double activation_bytes_per_sample = 0;
+  // Bytes the step's kernels move through HBM per sample, forward and backward together, 16-bit
+  // (0: not given, and the activations are taken to cross HBM five times).
+  double step_hbm_bytes_per_sample = 0;
   // As the source publishes them, to check the architecture against (0: not given).
   double published_params = 0;
   double published_active_params = 0;

@@ -393,23 +393,29 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
     }
   } else {
     // A generic model: its forward FLOPs per sample at the GEMM ceiling, backward twice that;
-    // beside them the memory-bound kernels between (normalisation, activation functions): every
-    // activation byte the step keeps is written and read in the forward pass, and read, with its
-    // gradient written and read, in the backward pass. The file's activation bytes are 16-bit
-    // ones; fp32 doubles them.
+    // beside them the memory-bound kernels between (normalisation, activation functions). Where
+    // the model file counts the bytes its step's kernels move through HBM, those, two fifths in
+    // the forward pass; else every activation byte the step keeps is written and read in the
+    // forward pass, and read, with its gradient written and read, in the backward pass (a
+    // floor). The file's bytes are 16-bit ones; fp32 doubles them.
     const double flops = m.flops_per_sample * static_cast<double>(micro);
     GemmModel gm = eff.gemm(t.gpu_spec(), o.memory.precision);
     if (ctx.gemm_ceiling > 0) gm.ceiling = ctx.gemm_ceiling;
-    const double activations =
-        m.activation_bytes_per_sample * static_cast<double>(micro) * (o.memory.precision == Precision::fp32 ? 2 : 1);
-    const double fwd = flops / (peak_flops(ctx) * gm.ceiling) + memory_seconds(ctx, 2 * activations);
-    const double bwd = 2 * flops / (peak_flops(ctx) * gm.ceiling) + memory_seconds(ctx, 3 * activations);
+    const double width = o.memory.precision == Precision::fp32 ? 2 : 1;
+    const double traffic =
+        (m.step_hbm_bytes_per_sample > 0 ? m.step_hbm_bytes_per_sample : 5 * m.activation_bytes_per_sample) *
+        static_cast<double>(micro) * width;
+    const double fwd = flops / (peak_flops(ctx) * gm.ceiling) + memory_seconds(ctx, 0.4 * traffic);
+    const double bwd = 2 * flops / (peak_flops(ctx) * gm.ceiling) + memory_seconds(ctx, 0.6 * traffic);
     // Gradients appear through the backward pass: spread them over ten equal blocks.
     for (int i = 0; i < 10; ++i) layers.push_back({fmt::format("block {}", i), fwd / 10, bwd / 10, m.params * 4 / 10});
     params_here = m.params;
     out.assumptions.push_back(
-        "a generic model's FLOPs run at its GPU's GEMM ceiling and its activations cross HBM five times a step, in "
-        "ten equal blocks");
+        m.step_hbm_bytes_per_sample > 0
+            ? "a generic model's FLOPs run at its GPU's GEMM ceiling and its kernels move the model file's HBM bytes "
+              "per sample, in ten equal blocks"
+            : "a generic model's FLOPs run at its GPU's GEMM ceiling and its activations cross HBM five times a step, "
+              "in ten equal blocks");
   }
   // The optimizer: Adam streams weights, gradients and its states through HBM (about 30 bytes
   // per parameter held, read and written), sharded as the optimizer states are.
@@ -632,10 +638,13 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
   out.mfu = out.model_tflops_per_gpu / peak;
   out.hfu = out.hardware_tflops_per_gpu / peak;
 
-  // The bottleneck in one sentence: the largest share of the step.
+  // The bottleneck in one sentence: the largest share of the step, except that an input
+  // pipeline loading beside the step which still makes the GPUs wait sets the throughput by
+  // itself (the step is its load time), whatever share the wait is.
   const double step = out.step_s;
   const auto& b = out.breakdown;
-  if (b.data_stall_s >= std::max({b.compute_s, b.tp_s, b.ep_s, b.cp_s, b.dp_exposed_s}))
+  const bool input_sets_pace = o.input && o.input->overlapped && b.data_stall_s > 0.01 * step;
+  if (input_sets_pace || b.data_stall_s >= std::max({b.compute_s, b.tp_s, b.ep_s, b.cp_s, b.dp_exposed_s}))
     out.bottleneck =
         fmt::format("input pipeline: the GPUs wait {:.0f}% of the step for data", 100 * b.data_stall_s / step);
   else if (b.dp_exposed_s >= std::max({b.compute_s, b.tp_s, b.ep_s, b.cp_s}))
