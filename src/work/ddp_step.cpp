@@ -197,7 +197,22 @@ double run_layers(const std::vector<LayerCost>& layers, long micro, double start
   return now;
 }
 
-DdpStep ddp_schedule(const std::vector<LayerCost>& layers, const DdpOptions& o, const CollectiveTime& time_of) {
+DdpStep ddp_schedule(const std::vector<LayerCost>& layers, const DdpOptions& o, const CollectiveTime& priced) {
+  // Buckets mostly share a few sizes, and a large model has thousands of them: remember the
+  // answers for the sizes met rather than ask the (hashed, but not free) cache each time.
+  struct Known {
+    comm::Op op;
+    double bytes;
+    CollectiveTimes times;
+  };
+  std::vector<Known> known;
+  auto time_of = [&](comm::Op op, double bytes) {
+    for (const auto& k : known)
+      if (k.op == op && k.bytes == bytes) return k.times;
+    const CollectiveTimes t = priced(op, bytes);
+    if (known.size() < 8) known.push_back({op, bytes, t});
+    return t;
+  };
   DdpStep out;
   const long micro = std::max<long>(1, o.accumulation);
   std::vector<double> ready;

@@ -16,6 +16,7 @@ double element_bytes(Precision p) { return p == Precision::fp32 ? 4.0 : 2.0; }
 }  // namespace
 
 double peak_flops(const ComputeContext& c) {
+  if (c.resolved) return c.peak;
   const auto& t = c.gpu.tflops_dense;
   auto get = [&](const char* k) {
     const auto it = t.find(k);
@@ -39,18 +40,29 @@ double gemm_quantization(double m, double n, double groups, int sms) {
   return tiles < s ? padded : padded * std::ceil(tiles / s) * s / tiles;
 }
 
+ComputeContext resolve_rates(ComputeContext c) {
+  c.resolved = false;
+  const double peak = peak_flops(c);
+  const GemmModel g = c.efficiency.gemm(c.gpu, c.precision);
+  c.peak = peak;
+  c.ceiling = c.gemm_ceiling > 0 ? c.gemm_ceiling : g.ceiling;
+  c.fixed_s = g.fixed_s;
+  c.sms = c.efficiency.sm_count(c.gpu);
+  c.resolved = true;
+  return c;
+}
+
 double gemm_seconds(const ComputeContext& c, double m, double n, double k) {
   if (m <= 0 || n <= 0 || k <= 0) return 0;
-  GemmModel g = c.efficiency.gemm(c.gpu, c.precision);
-  if (c.gemm_ceiling > 0) g.ceiling = c.gemm_ceiling;
+  if (!c.resolved) return gemm_seconds(resolve_rates(c), m, n, k);
   const double flops = 2 * m * n * k;
   const double bytes = (m * k + k * n + m * n) * element_bytes(c.precision);
   // The ceiling is what a well-shaped GEMM reaches (a shape search's best): quantization is the
   // loss on top of it for this shape.
-  const double quantization = gemm_quantization(m, n, 1, c.efficiency.sm_count(c.gpu));
-  const double math = flops * quantization / (peak_flops(c) * g.ceiling);
+  const double quantization = gemm_quantization(m, n, 1, c.sms);
+  const double math = flops * quantization / (c.peak * c.ceiling);
   const double memory = bytes / (c.gpu.memory_bandwidth.value() * c.efficiency.memory_fraction());
-  return g.fixed_s + std::max(math, memory);
+  return c.fixed_s + std::max(math, memory);
 }
 
 double attention_seconds(const ComputeContext& c, double batch, double heads, double queries, double keys,
@@ -112,9 +124,18 @@ TransformerLayerCost transformer_layer_cost(const ModelSpec& m, const ParallelLa
   // Context parallelism (ring attention): this GPU's queries against the whole sequence.
   // FP8 training (Transformer Engine's recipes) runs the linear layers in FP8 and the attention
   // core in 16 bits.
-  const ComputeContext a{c.gpu, c.precision == Precision::fp8 ? Precision::bf16 : c.precision, c.efficiency,
-                         o.attention == Attention::flash2 ? "flash-attention-2" : "flash-attention-3",
-                         c.precision == Precision::fp8 ? 0.0 : c.gemm_ceiling};
+  const ComputeContext a = [&] {
+    ComputeContext x{c.gpu, c.precision == Precision::fp8 ? Precision::bf16 : c.precision, c.efficiency,
+                     o.attention == Attention::flash2 ? "flash-attention-2" : "flash-attention-3",
+                     c.precision == Precision::fp8 ? 0.0 : c.gemm_ceiling};
+    if (!c.resolved || x.precision != c.precision) return resolve_rates(x);
+    x.resolved = true;  // the same rates as c's: no look-up
+    x.peak = c.peak;
+    x.ceiling = c.ceiling;
+    x.fixed_s = c.fixed_s;
+    x.sms = c.sms;
+    return x;
+  }();
   const double core_f = o.attention != Attention::unfused
                             ? attention_seconds(a, b, heads, s, s * cp, m.head_dim, causal, false)
                             : unfused_attention_seconds(a, b, heads, s, s * cp, m.head_dim, false);

@@ -16,7 +16,18 @@ struct ComputeContext {
   const ComputeEfficiency& efficiency;
   const char* attention_kernel = "flash-attention-3";  // the curves FlashAttention is timed with
   double gemm_ceiling = 0;  // a measured fraction of peak in place of the published one (0: published)
+  // Filled by `resolve_rates`: the peak, GEMM rate and SM count, looked up by name once rather
+  // than for every GEMM (the planner prices hundreds of thousands of them). Unresolved, every
+  // call looks them up.
+  bool resolved = false;
+  double peak = 0;
+  double ceiling = 0;
+  double fixed_s = 0;
+  int sms = 0;
 };
+
+// `c` with its rates looked up once (see ComputeContext::resolved).
+ComputeContext resolve_rates(ComputeContext c);
 
 // Dense peak FLOP/s of the GPU for the precision's matmuls (fp32 training runs TF32).
 double peak_flops(const ComputeContext& c);

@@ -267,17 +267,18 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
   if (!out.fits) out.fit_options = fit_options(m, l, mem, global, out.gpu_memory);
 
   const auto& eff = ComputeEfficiency::builtin();
-  ComputeContext ctx{t.gpu_spec(), o.memory.precision, eff};
+  ComputeContext base{t.gpu_spec(), o.memory.precision, eff};
   if (o.gemm_tflops > 0) {
-    const double fraction = o.gemm_tflops * 1e12 / peak_flops(ctx);
+    const double fraction = o.gemm_tflops * 1e12 / peak_flops(base);
     refuse(!(fraction <= 1.05), "--compute-profile",
            fmt::format("{:.0f} TFLOP/s measured is above the {}'s {} peak of {:.0f}", o.gemm_tflops, t.gpu_spec().name,
-                       to_string(o.memory.precision), peak_flops(ctx) / 1e12),
+                       to_string(o.memory.precision), peak_flops(base) / 1e12),
            "a profile measured on this cluster's GPU");
-    ctx.gemm_ceiling = std::min(1.0, fraction);
+    base.gemm_ceiling = std::min(1.0, fraction);
     out.assumptions.push_back(fmt::format("GEMMs at {:.0f} TFLOP/s ({:.0f}% of peak) as measured: {}", o.gemm_tflops,
-                                          100 * ctx.gemm_ceiling, o.gemm_source));
+                                          100 * base.gemm_ceiling, o.gemm_source));
   }
+  const ComputeContext ctx = resolve_rates(base);
   const std::string dtype = o.memory.precision == Precision::fp32 ? "float" : "bfloat16";
   // The groups the representative GPU 0 belongs to.
   const comm::Communicator* tp_group =

@@ -8,6 +8,17 @@
 
 namespace gf::work {
 
+std::size_t TrainingContext::CollectiveKeyHash::operator()(const CollectiveKey& k) const noexcept {
+  // Boost's hash_combine mixing: the fields are few and their hashes cheap.
+  std::size_t h = std::hash<const void*>{}(k.communicator);
+  auto mix = [&h](std::size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
+  mix(std::hash<int>{}(k.op));
+  mix(std::hash<double>{}(k.bytes));
+  mix(std::hash<std::string>{}(k.dtype));
+  mix(k.cuda_graph ? 1 : 0);
+  return h;
+}
+
 const comm::Communicator& TrainingContext::communicator(const std::vector<long>& gpus) {
   auto it = comms_.find(gpus);
   if (it == comms_.end()) it = comms_.emplace(gpus, std::make_unique<comm::Communicator>(t_, gpus)).first;
@@ -21,7 +32,7 @@ const comm::CollectiveResult& TrainingContext::collective(const std::vector<long
 
 const comm::CollectiveResult& TrainingContext::collective(const comm::Communicator& c, comm::Op op, double bytes,
                                                           const std::string& dtype, bool cuda_graph) {
-  const auto key = std::make_tuple(&c, static_cast<int>(op), bytes, dtype, cuda_graph);
+  CollectiveKey key{&c, static_cast<int>(op), bytes, dtype, cuda_graph};
   auto it = collectives_.find(key);
   if (it == collectives_.end()) {
     comm::CollectiveRequest r;
@@ -30,7 +41,7 @@ const comm::CollectiveResult& TrainingContext::collective(const comm::Communicat
     r.dtype = dtype;
     r.engine = comm::Engine::analytic;
     r.cuda_graph = cuda_graph;
-    it = collectives_.emplace(key, comm::predict(c, r)).first;
+    it = collectives_.emplace(std::move(key), comm::predict(c, r)).first;
   }
   return it->second;
 }

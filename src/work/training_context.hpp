@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "comm/model.hpp"
@@ -111,7 +112,19 @@ private:
   }
   const topo::Topology& t_;
   std::map<std::vector<long>, std::unique_ptr<comm::Communicator>> comms_;
-  std::map<std::tuple<const comm::Communicator*, int, double, std::string, bool>, comm::CollectiveResult> collectives_;
+  // Hashed: the planner's loop looks collectives up far more often than it prices new ones.
+  struct CollectiveKey {
+    const comm::Communicator* communicator;
+    int op;
+    double bytes;
+    std::string dtype;
+    bool cuda_graph;
+    bool operator==(const CollectiveKey&) const = default;
+  };
+  struct CollectiveKeyHash {
+    std::size_t operator()(const CollectiveKey& k) const noexcept;
+  };
+  std::unordered_map<CollectiveKey, comm::CollectiveResult, CollectiveKeyHash> collectives_;
   std::map<std::tuple<std::vector<long>, int, int, int, double, std::string, int, double>, double> contention_;
   std::map<std::vector<long>, LayoutGroups> groups_;
   std::map<std::vector<long>, PipelinePairs> pipeline_pairs_;
