@@ -316,5 +316,24 @@ TEST(ModelSize, PerOpSelectiveRecomputesEveryOtherMatmul) {
   EXPECT_DOUBLE_EQ(op.hardware - none.hardware, 2.0 * 4096 * 32 * (1024 + 4096 + 14336));
 }
 
+// cuDNN's fused attention (what Transformer Engine runs on Hopper) has its own published curves:
+// at head dim 128 it sits between FlashAttention-2 and FlashAttention-3 forward at long causal
+// sequences (the FA3 paper's Fig. 5: 335 < 539 < 616 TFLOP/s at 16k), and a family without cuDNN
+// figures (Ampere) falls back to its FlashAttention figures rather than to a made-up number.
+TEST(ComputeEfficiency, CudnnAttentionHasItsOwnCurves) {
+  const auto& eff = ComputeEfficiency::builtin();
+  const auto& cat = hw::Catalog::builtin();
+  const auto& h100 = cat.gpu("h100-sxm5");
+  const double fa2 = eff.attention(h100, Precision::bf16, 16384, 128, true, false, "flash-attention-2");
+  const double cudnn = eff.attention(h100, Precision::bf16, 16384, 128, true, false, "cudnn");
+  const double fa3 = eff.attention(h100, Precision::bf16, 16384, 128, true, false, "flash-attention-3");
+  EXPECT_NEAR(cudnn, 539 / 989.4, 0.002);
+  EXPECT_LT(fa2, cudnn);
+  EXPECT_LT(cudnn, fa3);
+  const auto& a100 = cat.gpu("a100-sxm4-80gb");
+  EXPECT_DOUBLE_EQ(eff.attention(a100, Precision::bf16, 4096, 128, true, false, "cudnn"),
+                   eff.attention(a100, Precision::bf16, 4096, 128, true, false, "flash-attention-3"));
+}
+
 }  // namespace
 }  // namespace gf::work

@@ -60,8 +60,9 @@ void TrainOptions::add_to(CLI::App& app) {
                  "element-wise kernels and every other matmul) | full");
   app.add_option("--attention", attention,
                  "flash (the best published FlashAttention for the GPU: FA3 on Hopper; the default) | flash2 "
-                 "(FlashAttention-2: PyTorch SDPA, flash-attn 2) | unfused (scores in HBM: Megatron-LM before 2023, "
-                 "BERT in PyTorch)");
+                 "(FlashAttention-2: PyTorch SDPA, flash-attn 2) | cudnn (cuDNN's fused attention: what Transformer "
+                 "Engine runs on Hopper, i.e. Megatron-Core, NeMo, Megatron-Bridge) | unfused (scores in HBM: "
+                 "Megatron-LM before 2023, BERT in PyTorch)");
   app.add_option("--kernels", kernels,
                  "fused (element-wise kernels fused: Megatron with Transformer Engine or Apex, torch.compile; the "
                  "default) | eager (one kernel per PyTorch operator with fp32 upcasts: torchtitan or Hugging Face "
@@ -219,10 +220,12 @@ std::string TrainOptions::run() const {
     o.memory.attention = work::Attention::flash;
   else if (attention == "flash2")
     o.memory.attention = work::Attention::flash2;
+  else if (attention == "cudnn")
+    o.memory.attention = work::Attention::cudnn;
   else if (attention == "unfused")
     o.memory.attention = work::Attention::unfused;
   else
-    throw InputError({}, "--attention", "got '" + attention + "'", "flash, flash2, unfused");
+    throw InputError({}, "--attention", "got '" + attention + "'", "flash, flash2, cudnn, unfused");
   if (kernels == "fused")
     o.memory.kernels = work::Kernels::fused;
   else if (kernels == "eager")

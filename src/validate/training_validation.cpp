@@ -144,11 +144,16 @@ std::vector<TrainingCheck> check_training(const hw::Catalog& catalog) {
     }
     if (r["bucket_mb"]) o.memory.bucket_bytes = r["bucket_mb"].as<double>() * 1024 * 1024;
     o.memory.cross_entropy_fusion = r["cross_entropy_fusion"] && r["cross_entropy_fusion"].as<bool>(false);
-    // The attention kernels the run used: FlashAttention unless the row says the scores went
-    // through HBM (frameworks before FlashAttention, 2022).
+    // The attention kernels the run used: FlashAttention unless the row says otherwise (cuDNN's
+    // under Transformer Engine on Hopper, FlashAttention-2, or the scores through HBM before
+    // FlashAttention, 2022).
     const std::string attention = r["attention"] ? r["attention"].Scalar() : "flash";
+    if (attention != "flash" && attention != "flash2" && attention != "cudnn" && attention != "unfused")
+      throw InputError({"data/validation/training.yaml", r["attention"].Mark().line + 1, 0}, "attention",
+                       "unknown kernel '" + attention + "'", "flash, flash2, cudnn, unfused");
     o.memory.attention = attention == "unfused"  ? work::Attention::unfused
                          : attention == "flash2" ? work::Attention::flash2
+                         : attention == "cudnn"  ? work::Attention::cudnn
                                                  : work::Attention::flash;
     // Element-wise kernels: fused unless the row ran PyTorch eager (no torch.compile).
     const std::string kernels = r["kernels"] ? r["kernels"].Scalar() : "fused";

@@ -143,9 +143,10 @@ ComputeEfficiency ComputeEfficiency::parse(const std::string& text, const std::s
         for (const auto& p : e["points"])
           c.points.push_back({number_of(p, "seq_len", file), number_of(p, "fraction", file)});
         std::sort(c.points.begin(), c.points.end());
-        // FlashAttention-3 and -2 curves of 16-bit precision stand for the training kernels.
+        // FlashAttention-3, -2 and cuDNN curves of 16-bit precision stand for the training kernels.
         c.kernel = text_of(e, "kernel");
-        if ((c.kernel == "flash-attention-3" || c.kernel == "flash-attention-2") && c.precision != "fp8")
+        if ((c.kernel == "flash-attention-3" || c.kernel == "flash-attention-2" || c.kernel == "cudnn") &&
+            c.precision != "fp8")
           fam.attention.push_back(c);
       }
     }

@@ -126,7 +126,9 @@ TransformerLayerCost transformer_layer_cost(const ModelSpec& m, const ParallelLa
   // core in 16 bits.
   const ComputeContext a = [&] {
     ComputeContext x{c.gpu, c.precision == Precision::fp8 ? Precision::bf16 : c.precision, c.efficiency,
-                     o.attention == Attention::flash2 ? "flash-attention-2" : "flash-attention-3",
+                     o.attention == Attention::flash2  ? "flash-attention-2"
+                     : o.attention == Attention::cudnn ? "cudnn"
+                                                       : "flash-attention-3",
                      c.precision == Precision::fp8 ? 0.0 : c.gemm_ceiling};
     if (!c.resolved || x.precision != c.precision) return resolve_rates(x);
     x.resolved = true;  // the same rates as c's: no look-up
