@@ -112,6 +112,10 @@ std::vector<TrainingCheck> check_training(const hw::Catalog& catalog) {
     if (o.layout.tp_comm_overlap) o.layout.sequence_parallel = true;
     o.memory.micro_batch = integer(r, "micro_batch", 1);
     o.global_batch = integer(r, "global_batch", 0);
+    // torchtitan states the batch per data-parallel rank ("local batch"); with a pipeline it is
+    // cut into micro-batches of pipeline_parallel_microbatch_size (default 1), the row's
+    // micro_batch where given.
+    if (o.global_batch == 0 && r["local_batch"]) o.global_batch = integer(r, "local_batch", 1) * o.layout.dp;
     const std::string prec = r["precision"] ? r["precision"].Scalar() : "bf16";
     o.memory.precision = prec == "fp32" || prec == "tf32" ? work::Precision::fp32
                          : prec == "fp16"                 ? work::Precision::fp16
