@@ -424,7 +424,29 @@ TEST(TrainingValidation, EvaluatesTheRowsItCoversAndNamesTheRest) {
     EXPECT_GT(c.predicted, 0) << c.id;
   }
   EXPECT_GE(evaluated, 110);
-  EXPECT_LT(sum / static_cast<double>(evaluated), 0.22);  // 19.5% now; the target is 15%
+  EXPECT_LT(sum / static_cast<double>(evaluated), 0.21);  // 18.7% now; the target is 15%
 }
 
 }  // namespace
+
+// BERT pre-training in NVIDIA's code runs its masked-LM head on the masked positions only
+// (--head-tokens 0.15): the step is faster than with the head over every token, by less than the
+// head's whole cost, and a share outside (0, 1] is refused.
+TEST(Train, HeadOnMaskedTokensOnly) {
+  const std::vector<std::string> job{"--preset",    "dgx-a100",      "--model",     "bert-large",     "--dp",
+                                     "8",           "--micro-batch", "32",          "--global-batch", "256",
+                                     "--precision", "fp16",          "--attention", "unfused"};
+  const auto all = train(job);
+  auto masked_args = job;
+  masked_args.insert(masked_args.end(), {"--head-tokens", "0.15"});
+  const auto masked = train(masked_args);
+  EXPECT_LT(masked["step_time_s"].get<double>(), all["step_time_s"].get<double>());
+  EXPECT_GT(masked["step_time_s"].get<double>(), 0.7 * all["step_time_s"].get<double>());
+  EXPECT_LT(masked["memory_per_gpu_GiB"].get<double>(), all["memory_per_gpu_GiB"].get<double>());
+  for (const char* bad : {"0", "1.5", "-0.1", "x"}) {
+    auto args = std::vector<std::string>{"train"};
+    args.insert(args.end(), job.begin(), job.end());
+    args.insert(args.end(), {"--head-tokens", bad});
+    EXPECT_EQ(run_cli(args).code, 2) << bad;
+  }
+}

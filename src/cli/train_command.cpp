@@ -1,4 +1,5 @@
 #include "cli/train_command.hpp"
+#include "cli/number_options.hpp"
 
 #include <fmt/format.h>
 
@@ -81,6 +82,9 @@ void TrainOptions::add_to(CLI::App& app) {
                "Megatron's --overlap-param-gather: the distributed optimizer's parameter all-gathers run under the "
                "next step's forward (needs --distributed-optimizer)");
   app.add_option("--bucket-mb", bucket_mb, "DDP gradient bucket, MiB");
+  app.add_option("--head-tokens", head_tokens,
+                 "Share of the tokens the output head and the loss run on, in (0, 1]: 1 for a language model; "
+                 "0.15 for BERT pre-training that gathers the masked positions first (NVIDIA's BERT)");
   app.add_option("--scale", scale, "Node counts for a scaling curve, e.g. 1,2,4,16");
   app.add_option("--scaling", scaling, "weak (global batch per GPU kept) | strong (global batch kept)");
   app.add_option("--format", format, "table | json");
@@ -270,6 +274,7 @@ std::string TrainOptions::run() const {
   o.memory.grad_reduce_bf16 = grad_reduce_bf16;
   o.memory.cross_entropy_fusion = cross_entropy_fusion;
   o.memory.bucket_bytes = static_cast<double>(parse_whole("--bucket-mb", bucket_mb, 1, 1 << 16)) * 1024 * 1024;
+  o.memory.head_token_fraction = parse_positive("--head-tokens", head_tokens, 1.0);
   if (scaling != "weak" && scaling != "strong")
     throw InputError({}, "--scaling", "got '" + scaling + "'", "weak, strong");
 

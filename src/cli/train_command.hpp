@@ -28,6 +28,7 @@ struct TrainOptions {
   bool grad_reduce_bf16 = false;
   bool cross_entropy_fusion = false;
   std::string bucket_mb = "25";
+  std::string head_tokens = "1";
   std::string gpus = "0";
   std::string scale, scaling = "weak";
   std::string format = "table";

@@ -53,6 +53,12 @@ std::vector<TrainingCheck> check_training(const hw::Catalog& catalog) {
       c.skipped = why;
       out.push_back(c);
     };
+    // A measurement whose unit the model cannot reproduce (samples of a length the source does
+    // not publish, say): reported with its reason, not scored.
+    if (r["not_comparable"]) {
+      skip("not comparable: " + r["not_comparable"].Scalar());
+      continue;
+    }
     const long pp = integer(r, "pp", 1), cp = integer(r, "cp", 1), ep = integer(r, "ep", 1);
     const std::string fsdp = r["fsdp"] && r["fsdp"].IsScalar() ? r["fsdp"].Scalar() : "";
     const std::string gpu = r["gpu"].Scalar();
@@ -148,6 +154,13 @@ std::vector<TrainingCheck> check_training(const hw::Catalog& catalog) {
     }
     if (r["bucket_mb"]) o.memory.bucket_bytes = r["bucket_mb"].as<double>() * 1024 * 1024;
     o.memory.cross_entropy_fusion = r["cross_entropy_fusion"] && r["cross_entropy_fusion"].as<bool>(false);
+    if (r["head_tokens"]) {
+      const double f = r["head_tokens"].as<double>(0);
+      if (!(f > 0 && f <= 1))
+        throw InputError({"data/validation/training.yaml", r["head_tokens"].Mark().line + 1, 0}, "head_tokens",
+                         "got '" + r["head_tokens"].Scalar() + "'", "a share in (0, 1]");
+      o.memory.head_token_fraction = f;
+    }
     // The attention kernels the run used: FlashAttention unless the row says otherwise (cuDNN's
     // under Transformer Engine on Hopper, FlashAttention-2, or the scores through HBM before
     // FlashAttention, 2022).

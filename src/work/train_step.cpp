@@ -323,9 +323,10 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
     const double vocab_here = static_cast<double>(m.vocab) / static_cast<double>(l.tp);
     // The output projection's GEMM and the loss over its logits (memory-bound: pointwise_traffic).
     const LossBytes loss = cross_entropy_bytes(o.memory.precision, mem.kernels, mem.cross_entropy_fusion);
-    const double head_gemm = gemm_seconds(ctx, tokens, vocab_here, h);
-    const double head_f = head_gemm + memory_seconds(ctx, tokens * vocab_here * loss.forward);
-    const double head_b = 2 * head_gemm + memory_seconds(ctx, tokens * vocab_here * loss.backward);
+    const double head_tokens = tokens * mem.head_token_fraction;
+    const double head_gemm = gemm_seconds(ctx, head_tokens, vocab_here, h);
+    const double head_f = head_gemm + memory_seconds(ctx, head_tokens * vocab_here * loss.forward);
+    const double head_b = 2 * head_gemm + memory_seconds(ctx, head_tokens * vocab_here * loss.backward);
     // The stages split the layers evenly; the first holds the embedding, the last the output
     // projection. The busiest of the two stands for every stage (1F1B runs at the pace of the
     // slowest stage).

@@ -180,7 +180,7 @@ MemoryBreakdown training_memory(const ModelSpec& m, const ParallelLayout& l, con
       const double sbh = d(m.seq) / d(l.cp) * d(o.micro_batch) * d(m.hidden);
       if (st == l.pp - 1) {
         // Logits, fp32 for the vocabulary-parallel cross-entropy, for the micro-batch in flight.
-        activations += 4 * d(m.seq) / d(l.cp) * d(o.micro_batch) * d(m.vocab) / tp;
+        activations += 4 * d(m.seq) / d(l.cp) * d(o.micro_batch) * d(m.vocab) / tp * o.head_token_fraction;
       }
       if (st == 0) activations += width * 2 * sbh / (l.sequence_parallel ? tp : 1.0) * in_flight;  // embedding output
       const double state = held * (bytes.weights + bytes.gradients + bytes.optimizer);

@@ -44,6 +44,9 @@ struct MemoryOptions {
   // The loss over the vocabulary in one fused kernel (Transformer Engine's cross-entropy,
   // Megatron's --cross-entropy-loss-fusion) rather than one PyTorch kernel per step.
   bool cross_entropy_fusion = false;
+  // The share of the tokens the output head and the loss run on: 1 for a language model; BERT
+  // pre-training in NVIDIA's code gathers the masked positions (15%) before its masked-LM head.
+  double head_token_fraction = 1.0;
   Recompute recompute = Recompute::none;
   Attention attention = Attention::flash;    // FlashAttention does not store the scores
   Kernels kernels = Kernels::fused;          // element-wise kernels fused, or one per operator
