@@ -119,8 +119,8 @@ std::vector<TrainingCheck> check_training(const hw::Catalog& catalog) {
     o.memory.micro_batch = integer(r, "micro_batch", 1);
     o.global_batch = integer(r, "global_batch", 0);
     // torchtitan states the batch per data-parallel rank ("local batch"); with a pipeline it is
-    // cut into micro-batches of pipeline_parallel_microbatch_size (default 1), the row's
-    // micro_batch where given.
+    // cut into micro-batches of the row's micro_batch (1 where not given; torchtitan's default
+    // count of micro-batches has changed between releases, so the rows state it).
     if (o.global_batch == 0 && r["local_batch"]) o.global_batch = integer(r, "local_batch", 1) * o.layout.dp;
     const std::string prec = r["precision"] ? r["precision"].Scalar() : "bf16";
     o.memory.precision = prec == "fp32" || prec == "tf32" ? work::Precision::fp32
