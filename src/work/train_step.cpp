@@ -315,6 +315,10 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
     // in its backward, in the critical path.
     const comm::Communicator* ep_group =
         l.ep > 1 ? &cache.communicator(on_gpus(group_of(l, o.order, Axis::ep, 0), o.placement)) : nullptr;
+    if (l.ep > 1 && l.tp > 1 && !l.sequence_parallel)
+      out.assumptions.push_back(
+          "EP with TP but without --sequence-parallel: every TP rank dispatches the whole micro-batch's tokens "
+          "(Megatron-Core refuses this combination: its TransformerConfig requires sequence parallelism)");
     auto dispatch_s = [&](const TransformerLayerCost& c) {
       if (ep_group == nullptr || c.dispatch_bytes <= 0) return 0.0;
       return cache.collective(*ep_group, comm::Op::alltoall, c.dispatch_bytes, dtype).time.value();
