@@ -331,6 +331,10 @@ TEST(ComputeEfficiency, CudnnAttentionHasItsOwnCurves) {
   EXPECT_NEAR(cudnn, 539 / 989.4, 0.002);
   EXPECT_LT(fa2, cudnn);
   EXPECT_LT(cudnn, fa3);
+  // Its causal backward (cudnn-frontend's cuDNN 9.1 table) is below its non-causal backward.
+  const double causal_bwd = eff.attention(h100, Precision::bf16, 16384, 128, true, true, "cudnn");
+  EXPECT_NEAR(causal_bwd, 497.7 / 989.4, 0.002);
+  EXPECT_LT(causal_bwd, eff.attention(h100, Precision::bf16, 16384, 128, false, true, "cudnn"));
   const auto& a100 = cat.gpu("a100-sxm4-80gb");
   EXPECT_DOUBLE_EQ(eff.attention(a100, Precision::bf16, 4096, 128, true, false, "cudnn"),
                    eff.attention(a100, Precision::bf16, 4096, 128, true, false, "flash-attention-3"));
