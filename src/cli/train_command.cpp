@@ -220,14 +220,8 @@ std::string TrainOptions::run() const {
     o.memory.recompute = work::Recompute::full;
   else
     throw InputError({}, "--recompute", "got '" + recompute + "'", "none, selective, selective-op, full");
-  if (attention == "flash")
-    o.memory.attention = work::Attention::flash;
-  else if (attention == "flash2")
-    o.memory.attention = work::Attention::flash2;
-  else if (attention == "cudnn")
-    o.memory.attention = work::Attention::cudnn;
-  else if (attention == "unfused")
-    o.memory.attention = work::Attention::unfused;
+  if (const auto a = work::attention_named(attention))
+    o.memory.attention = *a;
   else
     throw InputError({}, "--attention", "got '" + attention + "'", "flash, flash2, cudnn, unfused");
   if (kernels == "fused")

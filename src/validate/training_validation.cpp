@@ -165,13 +165,11 @@ std::vector<TrainingCheck> check_training(const hw::Catalog& catalog) {
     // under Transformer Engine on Hopper, FlashAttention-2, or the scores through HBM before
     // FlashAttention, 2022).
     const std::string attention = r["attention"] ? r["attention"].Scalar() : "flash";
-    if (attention != "flash" && attention != "flash2" && attention != "cudnn" && attention != "unfused")
+    const auto kernel = work::attention_named(attention);
+    if (!kernel)
       throw InputError({"data/validation/training.yaml", r["attention"].Mark().line + 1, 0}, "attention",
                        "unknown kernel '" + attention + "'", "flash, flash2, cudnn, unfused");
-    o.memory.attention = attention == "unfused"  ? work::Attention::unfused
-                         : attention == "flash2" ? work::Attention::flash2
-                         : attention == "cudnn"  ? work::Attention::cudnn
-                                                 : work::Attention::flash;
+    o.memory.attention = *kernel;
     // Element-wise kernels: fused unless the row ran PyTorch eager (no torch.compile).
     const std::string kernels = r["kernels"] ? r["kernels"].Scalar() : "fused";
     o.memory.kernels = kernels == "eager" ? work::Kernels::eager : work::Kernels::fused;

@@ -124,18 +124,13 @@ TransformerLayerCost transformer_layer_cost(const ModelSpec& m, const ParallelLa
   // Context parallelism (ring attention): this GPU's queries against the whole sequence.
   // FP8 training (Transformer Engine's recipes) runs the linear layers in FP8 and the attention
   // core in 16 bits.
+  const char* kernel = o.attention == Attention::flash2  ? "flash-attention-2"
+                       : o.attention == Attention::cudnn ? "cudnn"
+                                                         : "flash-attention-3";
   const ComputeContext a = [&] {
-    ComputeContext x{c.gpu, c.precision == Precision::fp8 ? Precision::bf16 : c.precision, c.efficiency,
-                     o.attention == Attention::flash2  ? "flash-attention-2"
-                     : o.attention == Attention::cudnn ? "cudnn"
-                                                       : "flash-attention-3",
-                     c.precision == Precision::fp8 ? 0.0 : c.gemm_ceiling};
-    if (!c.resolved || x.precision != c.precision) return resolve_rates(x);
-    x.resolved = true;  // the same rates as c's: no look-up
-    x.peak = c.peak;
-    x.ceiling = c.ceiling;
-    x.fixed_s = c.fixed_s;
-    x.sms = c.sms;
+    if (c.precision == Precision::fp8) return resolve_rates({c.gpu, Precision::bf16, c.efficiency, kernel, 0.0});
+    ComputeContext x = c;  // the same precision: c's rates, looked up once
+    x.attention_kernel = kernel;
     return x;
   }();
   const double core_f = o.attention != Attention::unfused

@@ -405,14 +405,12 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
     // forward pass, and read, with its gradient written and read, in the backward pass (a
     // floor). The file's bytes are 16-bit ones; fp32 doubles them.
     const double flops = m.flops_per_sample * static_cast<double>(micro);
-    GemmModel gm = eff.gemm(t.gpu_spec(), o.memory.precision);
-    if (ctx.gemm_ceiling > 0) gm.ceiling = ctx.gemm_ceiling;
     const double width = o.memory.precision == Precision::fp32 ? 2 : 1;
     const double traffic =
         (m.step_hbm_bytes_per_sample > 0 ? m.step_hbm_bytes_per_sample : 5 * m.activation_bytes_per_sample) *
         static_cast<double>(micro) * width;
-    const double fwd = flops / (peak_flops(ctx) * gm.ceiling) + memory_seconds(ctx, 0.4 * traffic);
-    const double bwd = 2 * flops / (peak_flops(ctx) * gm.ceiling) + memory_seconds(ctx, 0.6 * traffic);
+    const double fwd = flops / (ctx.peak * ctx.ceiling) + memory_seconds(ctx, 0.4 * traffic);
+    const double bwd = 2 * flops / (ctx.peak * ctx.ceiling) + memory_seconds(ctx, 0.6 * traffic);
     // Gradients appear through the backward pass: spread them over ten equal blocks.
     for (int i = 0; i < 10; ++i) layers.push_back({fmt::format("block {}", i), fwd / 10, bwd / 10, m.params * 4 / 10});
     params_here = m.params;

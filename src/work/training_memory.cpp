@@ -8,6 +8,14 @@ namespace gf::work {
 
 const char* to_string(Kernels k) { return k == Kernels::eager ? "eager" : "fused"; }
 
+std::optional<Attention> attention_named(const std::string& name) {
+  if (name == "flash") return Attention::flash;
+  if (name == "flash2") return Attention::flash2;
+  if (name == "cudnn") return Attention::cudnn;
+  if (name == "unfused") return Attention::unfused;
+  return std::nullopt;
+}
+
 const char* to_string(Precision p) {
   switch (p) {
     case Precision::fp32: return "fp32";

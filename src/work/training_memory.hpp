@@ -3,6 +3,7 @@
 // optimizer states (by ZeRO / FSDP stage or Megatron's distributed optimizer), activations (by
 // recomputation, sequence parallelism and the micro-batches a pipeline keeps in flight),
 // communication buffers and an allowance for the allocator's fragmentation.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,11 +21,12 @@ const char* to_string(Sharding s);
 
 // The attention kernels: FlashAttention (the best published for the GPU: FlashAttention-3 on
 // Hopper), FlashAttention-2 (PyTorch's scaled_dot_product_attention, the flash-attn 2 package),
-// or unfused (scores written to HBM and streamed by softmax and dropout kernels).
-// flash: the best published FlashAttention for the GPU (FA3 on Hopper); flash2: FlashAttention-2;
-// cudnn: cuDNN's fused attention (Transformer Engine's FusedAttention backend, which it prefers
-// on Hopper); unfused: the scores go through HBM.
+// cuDNN's fused attention (Transformer Engine's FusedAttention backend, which it prefers on
+// Hopper), or unfused (scores written to HBM and streamed by softmax and dropout kernels).
 enum class Attention { flash, flash2, cudnn, unfused };
+// By the names the command line and the validation files use (flash, flash2, cudnn, unfused);
+// nothing for any other name.
+std::optional<Attention> attention_named(const std::string& name);
 
 // How the element-wise kernels between GEMMs run (work/pointwise_traffic.hpp): fused (Megatron
 // with Transformer Engine or Apex, torch.compile) or eager (one kernel per PyTorch operator).
