@@ -424,7 +424,7 @@ TEST(TrainingValidation, EvaluatesTheRowsItCoversAndNamesTheRest) {
     EXPECT_GT(c.predicted, 0) << c.id;
   }
   EXPECT_GE(evaluated, 110);
-  EXPECT_LT(sum / static_cast<double>(evaluated), 0.21);  // 18.2% now; the target is 15%
+  EXPECT_LT(sum / static_cast<double>(evaluated), 0.18);  // 16.0% now; the target is 15%
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "work/compute_efficiency.hpp"
 
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -82,6 +83,7 @@ ComputeEfficiency ComputeEfficiency::parse(const std::string& text, const std::s
     // cost would absorb the clock drop.
     std::map<std::string, std::vector<YAML::Node>> curves;
     std::map<std::string, double> burst;
+    std::map<std::pair<std::string, std::string>, double> burst_of_gpu;  // (GPU, precision)
     if (f["gemm"] && f["gemm"].IsSequence()) {
       for (const auto& e : f["gemm"]) {
         const std::string kind = text_of(e, "kind");
@@ -100,9 +102,23 @@ ComputeEfficiency ComputeEfficiency::parse(const std::string& text, const std::s
             throw InputError(location_of(e, file), "fraction", "a burst figure needs a fraction in (0, 1]",
                              "0 < f <= 1");
           burst.try_emplace(prec, fraction);
+          if (e["gpu"]) burst_of_gpu.try_emplace({e["gpu"].Scalar(), prec}, fraction);
         } else if (kind == "curve") {
           curves[prec].push_back(e);
         }
+      }
+    }
+    // The sustained/burst ratio from the first 16-bit ceiling whose GPU also has a burst figure
+    // (H200: 708.5 sustained against 841.9 burst in one table). Burst-timed kernels other than
+    // GEMMs (the attention benchmarks) lose the same share when the clock settles.
+    if (f["gemm"] && f["gemm"].IsSequence()) {
+      for (const auto& e : f["gemm"]) {
+        if (text_of(e, "kind") != "ceiling" || text_of(e, "precision") != "bf16" || !e["gpu"]) continue;
+        const auto b = burst_of_gpu.find({e["gpu"].Scalar(), "bf16"});
+        if (b == burst_of_gpu.end()) continue;
+        fam.sustained_ratio = std::min(1.0, number_of(e, "fraction", file) / b->second);
+        fam.sustained_gpu = e["gpu"].Scalar();
+        break;
       }
     }
     for (auto& [prec, model] : fam.gemm) {
@@ -155,6 +171,16 @@ ComputeEfficiency ComputeEfficiency::parse(const std::string& text, const std::s
   out.assumptions_.push_back(
       "memory-bound kernels reach 80% of HBM bandwidth (no cited measurement in data/compute/efficiency.yaml yet)");
   out.assumptions_.push_back("attention on GPUs without published FlashAttention figures: 50% of peak");
+  std::string ratios;
+  for (const auto& f : out.families_) {
+    if (f.sustained_ratio >= 1 || (f.attention.empty() && f.attention_range_mid <= 0)) continue;
+    ratios += fmt::format("{}{} x{:.2f} ({})", ratios.empty() ? "" : ", ", f.name, f.sustained_ratio, f.sustained_gpu);
+  }
+  if (!ratios.empty())
+    out.assumptions_.push_back(
+        "attention benchmarks (short bursts at the boost clock) scaled by the sustained/burst matmul ratio of their "
+        "family, as the clock settles at the power limit in a step: " +
+        ratios);
   return out;
 }
 
@@ -243,8 +269,8 @@ double ComputeEfficiency::attention(const hw::GpuSpec& gpu, Precision, long seq,
       best_gap = gap;
     }
   }
-  if (best != nullptr) return interpolate(best->points, static_cast<double>(seq));
-  if (f->attention_range_mid > 0) return f->attention_range_mid;  // the middle of a published range
+  if (best != nullptr) return interpolate(best->points, static_cast<double>(seq)) * f->sustained_ratio;
+  if (f->attention_range_mid > 0) return f->attention_range_mid * f->sustained_ratio;  // a published range's middle
   return 0.5;  // no figure for this family: half of peak (said in assumptions())
 }
 

@@ -32,9 +32,10 @@ public:
   // For a GPU of the catalog: its own figure, else its family's, else the nearest family's
   // (said in `source`).
   [[nodiscard]] GemmModel gemm(const hw::GpuSpec& gpu, Precision p) const;
-  // FlashAttention's fraction of peak for one pass at this sequence length and head size.
-  // `kernel` ("flash-attention-3", "flash-attention-2") picks that kernel's curves where the
-  // family has them; otherwise the family's curves stand for it.
+  // FlashAttention's fraction of peak for one pass at this sequence length and head size, at
+  // the sustained clock of a training step (the published burst figure x the family's
+  // sustained/burst matmul ratio). `kernel` ("flash-attention-3", "flash-attention-2") picks that kernel's curves where
+  // the family has them; otherwise the family's curves stand for it.
   [[nodiscard]] double attention(const hw::GpuSpec& gpu, Precision p, long seq, long head_dim, bool causal,
                                  bool backward, const std::string& kernel = "flash-attention-3") const;
   // Whether the GPU's family has published FlashAttention curves or a range.
@@ -62,6 +63,11 @@ private:
     std::map<std::pair<std::string, std::string>, GemmModel> gpu_ceiling;  // (GPU, precision): its own
     std::vector<Curve> attention;
     double attention_range_mid = 0;  // where only a range is published
+    // The family's sustained matmul rate over its burst rate on the same GPU (the ceiling and
+    // the burst figure of one GPU): the attention benchmarks were timed in short bursts too,
+    // at the boost clock, and a step runs every kernel at the clock settled at the power limit.
+    double sustained_ratio = 1;
+    std::string sustained_gpu;  // the GPU the ratio was measured on
     int sm_count = 0;
   };
   std::vector<Family> families_;
