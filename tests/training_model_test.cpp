@@ -344,5 +344,19 @@ TEST(ComputeEfficiency, CudnnAttentionHasItsOwnCurves) {
                    eff.attention(a100, Precision::bf16, 4096, 128, true, false, "flash-attention-3"));
 }
 
+// Ampere has FlashAttention-2's forward + backward curves (the FA2 paper's A100 figure): one
+// rate for either pass, causal below non-causal, at Ampere's sustained/burst ratio (257 / 271.2).
+TEST(ComputeEfficiency, AmpereUsesFlashAttention2ForwardBackwardCurves) {
+  const auto& eff = ComputeEfficiency::builtin();
+  const auto& a100 = hw::Catalog::builtin().gpu("a100-sxm4-80gb");
+  constexpr double sustained = 0.824 / 0.869;
+  const double fwd = eff.attention(a100, Precision::bf16, 2048, 128, true, false, "flash");
+  EXPECT_NEAR(fwd, sustained * 155 / 312, 0.002);
+  EXPECT_DOUBLE_EQ(fwd, eff.attention(a100, Precision::bf16, 2048, 128, true, true, "flash-attention-2"));
+  EXPECT_LT(fwd, eff.attention(a100, Precision::bf16, 2048, 128, false, false, "flash-attention-2"));
+  EXPECT_NEAR(eff.attention(a100, Precision::bf16, 16384, 64, true, false, "flash-attention-2"), sustained * 171 / 312,
+              0.002);
+}
+
 }  // namespace
 }  // namespace gf::work

@@ -154,6 +154,7 @@ ComputeEfficiency ComputeEfficiency::parse(const std::string& text, const std::s
         c.gpu = text_of(e, "gpu");
         c.precision = text_of(e, "precision");
         c.backward = text_of(e, "pass") == "bwd";
+        c.both_passes = text_of(e, "pass") == "fwd+bwd";
         c.causal = e["causal"] && e["causal"].IsScalar() && e["causal"].as<bool>(false);
         c.head_dim = static_cast<long>(number_of(e, "head_dim", file));
         for (const auto& p : e["points"])
@@ -254,16 +255,26 @@ double ComputeEfficiency::attention(const hw::GpuSpec& gpu, Precision, long seq,
                                     bool backward, const std::string& kernel) const {
   const Family* f = family_of(gpu);
   if (f == nullptr) return 0.5;
-  // The pass must match; then the kernel asked for (where the family has any curve of it for
-  // this pass), then the mask, then the nearest head size.
-  const bool has_kernel = std::any_of(f->attention.begin(), f->attention.end(),
-                                      [&](const Curve& c) { return c.backward == backward && c.kernel == kernel; });
+  // The pass must match (a forward + backward curve matches either, after a curve of the pass
+  // itself); then the kernel asked for, else FlashAttention-3, else -2, else any the family has
+  // (Ampere's FlashAttention-2 stands for "the best FlashAttention for the GPU"); then the mask,
+  // then the nearest head size.
+  auto serves = [&](const Curve& c) { return c.both_passes || c.backward == backward; };
+  auto has = [&](const std::string& k) {
+    return std::any_of(f->attention.begin(), f->attention.end(),
+                       [&](const Curve& c) { return serves(c) && c.kernel == k; });
+  };
+  std::string chosen;
+  for (const std::string& k : {kernel, std::string("flash-attention-3"), std::string("flash-attention-2")})
+    if (has(k)) {
+      chosen = k;
+      break;
+    }
   const Curve* best = nullptr;
   long best_gap = std::numeric_limits<long>::max();
   for (const auto& c : f->attention) {
-    if (c.backward != backward) continue;
-    if (has_kernel ? c.kernel != kernel : c.kernel != "flash-attention-3") continue;
-    const long gap = std::labs(c.head_dim - head_dim) + (c.causal != causal ? 100000 : 0);
+    if (!serves(c) || (!chosen.empty() && c.kernel != chosen)) continue;
+    const long gap = std::labs(c.head_dim - head_dim) + (c.causal != causal ? 100000 : 0) + (c.both_passes ? 1000 : 0);
     if (gap < best_gap) {
       best = &c;
       best_gap = gap;

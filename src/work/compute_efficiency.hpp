@@ -51,6 +51,7 @@ private:
     std::string gpu;
     std::string precision;
     bool backward = false;
+    bool both_passes = false;  // one forward + backward rate, standing for either pass
     bool causal = false;
     long head_dim = 0;
     std::string kernel;
