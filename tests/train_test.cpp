@@ -317,7 +317,7 @@ TEST(Train, InputPipelineThatCannotKeepUpStallsTheStep) {
   for (const auto& st : stages)
     if (st["stage"] == "CPU decode") decode = st["loaded_samples_per_s"].get<double>();
   ASSERT_GT(decode, 0.0);
-  EXPECT_GT(cpu["breakdown"]["data_stall"].get<double>(), 0.3 * cpu["step_time_s"].get<double>());
+  EXPECT_GT(cpu["breakdown"]["data_stall"].get<double>(), 0.2 * cpu["step_time_s"].get<double>());
   EXPECT_NEAR(cpu["samples_per_s"].get<double>() / decode, 1.0, 1e-6);  // one node: the decode rate
   EXPECT_NE(cpu["bottleneck"].get<std::string>().find("input pipeline"), std::string::npos);
   const auto gpu = with({"--input", "resnet50-imagenet", "--decode", "gpu"});
@@ -424,7 +424,7 @@ TEST(TrainingValidation, EvaluatesTheRowsItCoversAndNamesTheRest) {
     EXPECT_GT(c.predicted, 0) << c.id;
   }
   EXPECT_GE(evaluated, 110);
-  EXPECT_LT(sum / static_cast<double>(evaluated), 0.18);  // 16.0% now; the target is 15%
+  EXPECT_LT(sum / static_cast<double>(evaluated), 0.15);  // the target; 13.0% at the time of writing
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "hw/catalog.hpp"
 #include "test_support.hpp"
 #include "work/compute_efficiency.hpp"
+#include "work/layer_cost.hpp"
 #include "work/model_library.hpp"
 #include "work/model_size.hpp"
 #include "work/pointwise_traffic.hpp"
@@ -356,6 +357,26 @@ TEST(ComputeEfficiency, AmpereUsesFlashAttention2ForwardBackwardCurves) {
   EXPECT_LT(fwd, eff.attention(a100, Precision::bf16, 2048, 128, false, false, "flash-attention-2"));
   EXPECT_NEAR(eff.attention(a100, Precision::bf16, 16384, 64, true, false, "flash-attention-2"), sustained * 171 / 312,
               0.002);
+}
+
+// Element-wise and norm kernels run at the median of the published framework-kernel rows of the
+// GPU's family (ATen, torch.compile, Megatron's fusions): on H100 between the stock kernels'
+// ~52% and torch.clone's 90%; B200's rows sit higher; a GPU without rows of its family (V100)
+// takes the median over every row. The hand-fused rows (QuACK, Liger) do not move it.
+TEST(ComputeEfficiency, MemoryBoundKernelsRunAtTheFrameworkMedian) {
+  const auto& eff = ComputeEfficiency::builtin();
+  const auto& cat = hw::Catalog::builtin();
+  const double h100 = eff.kernel_memory_fraction(cat.gpu("h100-sxm5"));
+  EXPECT_NEAR(h100, 0.55, 0.01);
+  EXPECT_DOUBLE_EQ(h100, eff.kernel_memory_fraction(cat.gpu("h200-sxm")));  // same family
+  EXPECT_NEAR(eff.kernel_memory_fraction(cat.gpu("a100-sxm4-80gb")), 0.54, 0.01);
+  EXPECT_GT(eff.kernel_memory_fraction(cat.gpu("b200")), h100);
+  const double v100 = eff.kernel_memory_fraction(cat.gpu("v100-sxm2-32gb"));
+  EXPECT_GT(v100, 0.5);
+  EXPECT_LT(v100, 0.6);
+  // A memory-bound kernel's time follows: bytes / (HBM x fraction).
+  const ComputeContext c = resolve_rates({cat.gpu("h100-sxm5"), Precision::bf16, eff});
+  EXPECT_NEAR(memory_seconds(c, 1e9), 1e9 / (cat.gpu("h100-sxm5").memory_bandwidth.value() * h100), 1e-12);
 }
 
 }  // namespace

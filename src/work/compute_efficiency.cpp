@@ -169,8 +169,41 @@ ComputeEfficiency ComputeEfficiency::parse(const std::string& text, const std::s
     }
     out.families_.push_back(std::move(fam));
   }
-  out.assumptions_.push_back(
-      "memory-bound kernels reach 80% of HBM bandwidth (no cited measurement in data/compute/efficiency.yaml yet)");
+  // Memory-bound kernels as the frameworks run them: each family's median over its rows.
+  std::vector<std::pair<std::string, double>> framework_rows;  // (GPU, fraction)
+  if (root["memory_bound"] && root["memory_bound"].IsSequence()) {
+    for (const auto& e : root["memory_bound"]) {
+      const double fraction = number_of(e, "fraction", file);
+      if (!(fraction > 0 && fraction <= 1))
+        throw InputError(location_of(e, file), "fraction", "a memory-bound row needs a fraction in (0, 1]",
+                         "0 < f <= 1");
+      if (text_of(e, "implementation") == "framework") framework_rows.emplace_back(text_of(e, "gpu"), fraction);
+    }
+  }
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  };
+  std::vector<double> every;
+  for (const auto& [gpu, fraction] : framework_rows) every.push_back(fraction);
+  if (!every.empty()) out.kernel_memory_fraction_all_ = median(every);
+  std::string fractions;
+  for (auto& fam : out.families_) {
+    std::vector<double> own;
+    for (const auto& [gpu, fraction] : framework_rows)
+      if (std::find(fam.gpus.begin(), fam.gpus.end(), gpu) != fam.gpus.end()) own.push_back(fraction);
+    if (own.empty()) continue;
+    fam.kernel_memory_fraction = median(own);
+    fam.kernel_memory_rows = static_cast<int>(own.size());
+    fractions += fmt::format("{}{} {:.0f}% ({} rows)", fractions.empty() ? "" : ", ", fam.name,
+                             100 * fam.kernel_memory_fraction, own.size());
+  }
+  out.assumptions_.push_back(fmt::format(
+      "element-wise, norm, loss and optimizer kernels reach the median of published framework-kernel measurements "
+      "(ATen, torch.compile, Megatron's fusions; data/compute/efficiency.yaml memory_bound) of HBM bandwidth: {}; "
+      "other GPUs {:.0f}%; GEMMs limited by memory 80% (assumed)",
+      fractions, 100 * out.kernel_memory_fraction_all_));
   out.assumptions_.push_back("attention on GPUs without published FlashAttention figures: 50% of peak");
   std::string ratios;
   for (const auto& f : out.families_) {
@@ -197,6 +230,15 @@ const ComputeEfficiency& ComputeEfficiency::builtin() {
 bool ComputeEfficiency::has_attention_figures(const hw::GpuSpec& gpu) const {
   const Family* f = family_of(gpu);
   return f != nullptr && (!f->attention.empty() || f->attention_range_mid > 0);
+}
+
+double ComputeEfficiency::kernel_memory_fraction(const hw::GpuSpec& gpu) const {
+  // Only a family's own GPUs, as for the SM count: a neighbour family's kernels on other HBM
+  // would be a guess, so the median over all rows stands in.
+  for (const auto& f : families_)
+    if (std::find(f.gpus.begin(), f.gpus.end(), gpu.name) != f.gpus.end() && f.kernel_memory_fraction > 0)
+      return f.kernel_memory_fraction;
+  return kernel_memory_fraction_all_;
 }
 
 int ComputeEfficiency::sm_count(const hw::GpuSpec& gpu) const {

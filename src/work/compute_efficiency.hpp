@@ -42,8 +42,13 @@ public:
   [[nodiscard]] bool has_attention_figures(const hw::GpuSpec& gpu) const;
   // Streaming multiprocessors of the GPU where the file gives them for its family; 0 if not.
   [[nodiscard]] int sm_count(const hw::GpuSpec& gpu) const;
-  // Fraction of HBM bandwidth memory-bound kernels (norms, activations, the optimizer) reach.
+  // Fraction of HBM bandwidth a GEMM limited by memory (weights streamed for few rows) reaches:
+  // an assumption (no cited measurement of that kernel class in the file).
   [[nodiscard]] double memory_fraction() const { return memory_fraction_; }
+  // Fraction of HBM bandwidth the element-wise, norm, loss and optimizer kernels of a training
+  // framework reach on this GPU: the median of its family's `framework` rows in `memory_bound`
+  // (the median over every family's rows where its own has none).
+  [[nodiscard]] double kernel_memory_fraction(const hw::GpuSpec& gpu) const;
   [[nodiscard]] const std::vector<std::string>& assumptions() const { return assumptions_; }
 
 private:
@@ -70,9 +75,12 @@ private:
     double sustained_ratio = 1;
     std::string sustained_gpu;  // the GPU the ratio was measured on
     int sm_count = 0;
+    double kernel_memory_fraction = 0;  // median of the family's framework rows; 0: none
+    int kernel_memory_rows = 0;
   };
   std::vector<Family> families_;
   double memory_fraction_ = 0.8;
+  double kernel_memory_fraction_all_ = 0.8;  // over every framework row (families without rows)
   std::vector<std::string> assumptions_;
   [[nodiscard]] const Family* family_of(const hw::GpuSpec& gpu) const;
 };

@@ -48,6 +48,7 @@ ComputeContext resolve_rates(ComputeContext c) {
   c.ceiling = c.gemm_ceiling > 0 ? c.gemm_ceiling : g.ceiling;
   c.fixed_s = g.fixed_s;
   c.sms = c.efficiency.sm_count(c.gpu);
+  c.kernel_memory_fraction = c.efficiency.kernel_memory_fraction(c.gpu);
   c.resolved = true;
   return c;
 }
@@ -93,7 +94,8 @@ double unfused_attention_seconds(const ComputeContext& c, double batch, double h
 }
 
 double memory_seconds(const ComputeContext& c, double bytes) {
-  return bytes / (c.gpu.memory_bandwidth.value() * c.efficiency.memory_fraction());
+  const double fraction = c.resolved ? c.kernel_memory_fraction : c.efficiency.kernel_memory_fraction(c.gpu);
+  return bytes / (c.gpu.memory_bandwidth.value() * fraction);
 }
 
 TransformerLayerCost transformer_layer_cost(const ModelSpec& m, const ParallelLayout& l, const MemoryOptions& o,

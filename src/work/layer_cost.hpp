@@ -24,6 +24,7 @@ struct ComputeContext {
   double ceiling = 0;
   double fixed_s = 0;
   int sms = 0;
+  double kernel_memory_fraction = 0;  // of HBM bandwidth, for memory_seconds
 };
 
 // `c` with its rates looked up once (see ComputeContext::resolved).
@@ -48,7 +49,8 @@ double attention_seconds(const ComputeContext& c, double batch, double heads, do
 // written to HBM, softmax and dropout stream them, batched GEMMs on either side.
 double unfused_attention_seconds(const ComputeContext& c, double batch, double heads, double queries, double keys,
                                  long head_dim, bool backward);
-// A memory-bound kernel moving `bytes` through HBM.
+// A memory-bound kernel (element-wise, norm, loss, optimizer) moving `bytes` through HBM at the
+// fraction such kernels reach on this GPU (ComputeEfficiency::kernel_memory_fraction).
 double memory_seconds(const ComputeContext& c, double bytes);
 
 struct TransformerLayerCost {
