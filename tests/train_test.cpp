@@ -424,7 +424,7 @@ TEST(TrainingValidation, EvaluatesTheRowsItCoversAndNamesTheRest) {
     EXPECT_GT(c.predicted, 0) << c.id;
   }
   EXPECT_GE(evaluated, 110);
-  EXPECT_LT(sum / static_cast<double>(evaluated), 0.15);  // the target; 13.0% at the time of writing
+  EXPECT_LT(sum / static_cast<double>(evaluated), 0.15);  // the target; 12.9% at the time of writing
 }
 
 }  // namespace
