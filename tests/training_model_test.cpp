@@ -374,6 +374,19 @@ TEST(ComputeEfficiency, MemoryBoundKernelsRunAtTheFrameworkMedian) {
   const double v100 = eff.kernel_memory_fraction(cat.gpu("v100-sxm2-32gb"));
   EXPECT_GT(v100, 0.5);
   EXPECT_LT(v100, 0.6);
+  // A row with a fraction outside (0, 1] or none, or not a map at all, is an error naming the
+  // file and line, not a silent default.
+  for (const char* bad :
+       {"families: []\nmemory_bound:\n  - {id: x, gpu: h100-sxm5, implementation: framework, fraction: 1.5}\n",
+        "families: []\nmemory_bound:\n  - {id: x, gpu: h100-sxm5, implementation: framework}\n",
+        "families: []\nmemory_bound:\n  - 7\n"}) {
+    try {
+      (void)ComputeEfficiency::parse(bad, "eff.yaml");
+      ADD_FAILURE() << "accepted: " << bad;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("eff.yaml"), std::string::npos) << e.what();
+    }
+  }
   // A memory-bound kernel's time follows: bytes / (HBM x fraction).
   const ComputeContext c = resolve_rates({cat.gpu("h100-sxm5"), Precision::bf16, eff});
   EXPECT_NEAR(memory_seconds(c, 1e9), 1e9 / (cat.gpu("h100-sxm5").memory_bandwidth.value() * h100), 1e-12);

@@ -86,6 +86,8 @@ ComputeEfficiency ComputeEfficiency::parse(const std::string& text, const std::s
     std::map<std::pair<std::string, std::string>, double> burst_of_gpu;  // (GPU, precision)
     if (f["gemm"] && f["gemm"].IsSequence()) {
       for (const auto& e : f["gemm"]) {
+        if (!e.IsMap())
+          throw InputError(location_of(e, file), "gemm", "an entry is not a map", "{id, kind, gpu, precision, ...}");
         const std::string kind = text_of(e, "kind");
         const std::string prec = text_of(e, "precision");
         if (kind == "ceiling") {
@@ -145,6 +147,9 @@ ComputeEfficiency ComputeEfficiency::parse(const std::string& text, const std::s
     }
     if (f["attention"] && f["attention"].IsSequence()) {
       for (const auto& e : f["attention"]) {
+        if (!e.IsMap())
+          throw InputError(location_of(e, file), "attention", "an entry is not a map",
+                           "{id, kernel, gpu, pass, causal, head_dim, points}");
         if (e["fraction_min"] && e["fraction_max"]) {
           fam.attention_range_mid = (number_of(e, "fraction_min", file) + number_of(e, "fraction_max", file)) / 2;
           continue;
@@ -173,6 +178,9 @@ ComputeEfficiency ComputeEfficiency::parse(const std::string& text, const std::s
   std::vector<std::pair<std::string, double>> framework_rows;  // (GPU, fraction)
   if (root["memory_bound"] && root["memory_bound"].IsSequence()) {
     for (const auto& e : root["memory_bound"]) {
+      if (!e.IsMap())
+        throw InputError(location_of(e, file), "memory_bound", "a row is not a map",
+                         "{id, gpu, kernel, implementation, fraction, source}");
       const double fraction = number_of(e, "fraction", file);
       if (!(fraction > 0 && fraction <= 1))
         throw InputError(location_of(e, file), "fraction", "a memory-bound row needs a fraction in (0, 1]",
