@@ -349,7 +349,8 @@ TEST(ComputeEfficiency, CudnnAttentionHasItsOwnCurves) {
 // rate for either pass, causal below non-causal, at Ampere's sustained/burst ratio (257 / 271.2).
 TEST(ComputeEfficiency, AmpereUsesFlashAttention2ForwardBackwardCurves) {
   const auto& eff = ComputeEfficiency::builtin();
-  const auto& a100 = hw::Catalog::builtin().gpu("a100-sxm4-80gb");
+  const auto& cat = hw::Catalog::builtin();
+  const auto& a100 = cat.gpu("a100-sxm4-80gb");
   constexpr double sustained = 0.824 / 0.869;
   const double fwd = eff.attention(a100, Precision::bf16, 2048, 128, true, false, "flash");
   EXPECT_NEAR(fwd, sustained * 155 / 312, 0.002);
