@@ -203,7 +203,6 @@ ComputeEfficiency ComputeEfficiency::parse(const std::string& text, const std::s
       if (std::find(fam.gpus.begin(), fam.gpus.end(), gpu) != fam.gpus.end()) own.push_back(fraction);
     if (own.empty()) continue;
     fam.kernel_memory_fraction = median(own);
-    fam.kernel_memory_rows = static_cast<int>(own.size());
     fractions += fmt::format("{}{} {:.0f}% ({} rows)", fractions.empty() ? "" : ", ", fam.name,
                              100 * fam.kernel_memory_fraction, own.size());
   }

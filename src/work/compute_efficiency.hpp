@@ -76,7 +76,6 @@ private:
     std::string sustained_gpu;  // the GPU the ratio was measured on
     int sm_count = 0;
     double kernel_memory_fraction = 0;  // median of the family's framework rows; 0: none
-    int kernel_memory_rows = 0;
   };
   std::vector<Family> families_;
   double memory_fraction_ = 0.8;
