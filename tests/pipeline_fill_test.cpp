@@ -32,6 +32,19 @@ TEST(PipelineFill, NvlsChunkFollowsNcclRules) {
   EXPECT_EQ(pipeline_shape(c, Op::all_reduce, Algo::nvls, Proto::simple, 1 * MiB).pipelines, 16);
 }
 
+TEST(PipelineFill, NvlsTreeChunkStartsFromTheNvlsChunk) {
+  // NCCL 2.21 and later: NVLSTree starts from NCCL_NVLS_CHUNKSIZE (128 KiB), not the 512 KiB
+  // Simple step, and caps it at 64 KiB from 4 nodes up. 2 nodes x 8 heads x 16 channels.
+  const auto two = preset("dgx-h100", nodes(2));
+  const Communicator c2(two, 0);
+  EXPECT_EQ(pipeline_shape(c2, Op::all_reduce, Algo::nvls_tree, Proto::simple, 1024 * MiB).chunk_bytes, 128 * KiB);
+  EXPECT_EQ(pipeline_shape(c2, Op::all_reduce, Algo::nvls_tree, Proto::simple, 16 * MiB).chunk_bytes, 64 * KiB);
+  EXPECT_EQ(pipeline_shape(c2, Op::all_reduce, Algo::nvls_tree, Proto::simple, 4 * MiB).chunk_bytes, 32 * KiB);
+  const auto four = preset("dgx-h100", nodes(4));
+  const Communicator c4(four, 0);
+  EXPECT_EQ(pipeline_shape(c4, Op::all_reduce, Algo::nvls_tree, Proto::simple, 1024 * MiB).chunk_bytes, 64 * KiB);
+}
+
 TEST(PipelineFill, RingsAndLineProtocolsHaveNone) {
   const auto t = preset("dgx-h100", nodes(2));
   const Communicator c(t, 0);

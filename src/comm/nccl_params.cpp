@@ -201,10 +201,13 @@ NcclParams parse_nccl_params(const std::string& text, const std::string& file) {
   n.nvls_latency_base_us = nl.number("base");
   n.nvls_latency_per_rank_us = nl.number("per_rank");
   n.calibration_source = f.text("calibration_source");
-  const Fields pl(f.node("pipeline"), file, "pipeline", {"steps", "simple_buffer_bytes", "nvls_channels"});
+  const Fields pl(f.node("pipeline"), file, "pipeline",
+                  {"steps", "simple_buffer_bytes", "nvls_channels", "nvls_chunk_bytes", "nvls_tree_max_chunk_bytes"});
   n.pipeline_steps = static_cast<int>(pl.integer("steps", 1, 64));
   n.simple_buffer_bytes = pl.positive("simple_buffer_bytes");
   n.nvls_channels = static_cast<int>(pl.integer("nvls_channels", 1, 64));
+  n.nvls_chunk_bytes = pl.positive("nvls_chunk_bytes");
+  n.nvls_tree_max_chunk_bytes = pl.positive("nvls_tree_max_chunk_bytes");
   const Fields p2p(f.node("p2p"), file, "p2p", {"channels", "channels_per_peer", "nvl_chunk_bytes", "channel_GBps"});
   n.p2p.channels = static_cast<int>(p2p.integer("channels", 1, 64));
   n.p2p.channels_per_peer = static_cast<int>(p2p.integer("channels_per_peer", 1, 64));

@@ -46,6 +46,8 @@ struct NcclParams {
   int pipeline_steps = 0;
   double simple_buffer_bytes = 0;
   int nvls_channels = 0;
+  double nvls_chunk_bytes = 0;           // NCCL_NVLS_CHUNKSIZE's default: NVLS and NVLSTree chunks
+  double nvls_tree_max_chunk_bytes = 0;  // NCCL_NVLSTREE_MAX_CHUNKSIZE's default from 4 nodes up
   // Point-to-point channels (src/comm/p2p_channels): the p2p channel pool, the channels one
   // peer may use, and the p2p chunk inside an NVLink node (NCCL_P2P_NVL_CHUNKSIZE).
   struct P2p {
