@@ -2,7 +2,9 @@
 #include <cmath>
 
 #include "comm/model.hpp"
+#include "comm/nccl_config.hpp"
 #include "comm/pipeline_fill.hpp"
+#include "core/error.hpp"
 #include "test_support.hpp"
 
 using gf::test::preset;
@@ -43,6 +45,30 @@ TEST(PipelineFill, NvlsTreeChunkStartsFromTheNvlsChunk) {
   const auto four = preset("dgx-h100", nodes(4));
   const Communicator c4(four, 0);
   EXPECT_EQ(pipeline_shape(c4, Op::all_reduce, Algo::nvls_tree, Proto::simple, 1024 * MiB).chunk_bytes, 64 * KiB);
+  // The two variables GCP's gIB setup and NCCL's documentation name move them.
+  NcclConfig bigger;
+  bigger.nvls_chunksize = 512 * KiB;
+  EXPECT_EQ(pipeline_shape(Communicator(two, 0, bigger), Op::all_reduce, Algo::nvls_tree, Proto::simple, 1024 * MiB)
+                .chunk_bytes,
+            256 * KiB);  // 1 GiB < 32 x 128 pipelines x 512 KiB: cut to 256 KiB
+  // NVLS on one node (16 pipelines) keeps the bigger chunk at 1 GiB.
+  const auto one = preset("dgx-h100");
+  EXPECT_EQ(
+      pipeline_shape(Communicator(one, 0, bigger), Op::all_reduce, Algo::nvls, Proto::simple, 1024 * MiB).chunk_bytes,
+      512 * KiB);
+  NcclConfig capped;
+  capped.nvls_tree_max_chunksize = 32 * KiB;
+  EXPECT_EQ(pipeline_shape(Communicator(two, 0, capped), Op::all_reduce, Algo::nvls_tree, Proto::simple, 1024 * MiB)
+                .chunk_bytes,
+            32 * KiB);
+  std::vector<std::string> ignored;
+  NcclConfig parsed;
+  apply_nccl_assignment(parsed, "NCCL_NVLS_CHUNKSIZE=524288", &ignored);
+  apply_nccl_assignment(parsed, "NCCL_NVLSTREE_MAX_CHUNKSIZE=65536", &ignored);
+  EXPECT_EQ(parsed.nvls_chunksize, 512 * KiB);
+  EXPECT_EQ(parsed.nvls_tree_max_chunksize, 64 * KiB);
+  EXPECT_TRUE(ignored.empty());
+  EXPECT_THROW(apply_nccl_assignment(parsed, "NCCL_NVLS_CHUNKSIZE=12", &ignored), InputError);
 }
 
 TEST(PipelineFill, RingsAndLineProtocolsHaveNone) {

@@ -28,6 +28,8 @@ struct NcclConfig {
   int min_channels = 0;                    // NCCL_MIN_NCHANNELS (0: unset)
   int max_channels = 0;                    // NCCL_MAX_NCHANNELS (0: unset)
   double buffsize = 0;                     // NCCL_BUFFSIZE bytes (0: NCCL's 4 MiB)
+  double nvls_chunksize = 0;               // NCCL_NVLS_CHUNKSIZE bytes (0: NCCL's 128 KiB)
+  double nvls_tree_max_chunksize = 0;      // NCCL_NVLSTREE_MAX_CHUNKSIZE bytes (0: NCCL's default)
   int socket_nthreads = -1;                // NCCL_SOCKET_NTHREADS (-1: NCCL's default)
   int nsocks_perthread = -1;               // NCCL_NSOCKS_PERTHREAD
   std::optional<std::string> algo;         // NCCL_ALGO, as given

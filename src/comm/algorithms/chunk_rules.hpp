@@ -33,6 +33,18 @@ inline double step_bytes(const Communicator& c) {
 // 640 x 8 bytes, of which 15 of every 16 words are data (the 16th is the line's flag).
 inline constexpr double ll128_step_data_bytes() { return 120.0 * 640 * 8 / 16 * 15; }
 
+// NVLS's chunk (NCCL_NVLS_CHUNKSIZE, 128 KiB by default) and NVLSTree's start: the NVLS chunk
+// capped by NCCL_NVLSTREE_MAX_CHUNKSIZE, whose default is 64 KiB from 4 nodes up and no cap
+// below (src/enqueue.cc, NCCL 2.21 to 2.30).
+inline double nvls_chunk_bytes(const Communicator& c) {
+  return c.env().nvls_chunksize > 0 ? c.env().nvls_chunksize : c.params().nvls_chunk_bytes;
+}
+inline double nvls_tree_start_chunk_bytes(const Communicator& c) {
+  const double chunk = nvls_chunk_bytes(c);
+  if (c.env().nvls_tree_max_chunksize > 0) return std::min(chunk, c.env().nvls_tree_max_chunksize);
+  return c.nodes() >= 4 ? std::min(chunk, c.params().nvls_tree_max_chunk_bytes) : chunk;
+}
+
 // One NVLS head per NIC rail across nodes (each head GPU talks to the network for its share).
 inline long heads(const Communicator& c) {
   return c.nodes() > 1 ? std::max<long>(1, std::min<long>(c.ranks_per_node(), c.nics_per_node())) : 1;

@@ -52,7 +52,7 @@ public:
     s.depth = 1;
     s.pipelines = channels(c) * heads(c);
     const double ops = static_cast<double>(s.pipelines);
-    double chunk = c.params().nvls_chunk_bytes;
+    double chunk = nvls_chunk_bytes(c);
     chunk = cut_below(chunk, size, ops, 64, 65536);
     chunk = cut_below(chunk, size, ops, 8, 32768);
     s.chunk_bytes = cut_below(chunk, size, ops, 2, 16384);

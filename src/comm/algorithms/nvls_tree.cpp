@@ -59,10 +59,7 @@ public:
     s.depth = 1 + ceil_log2(c.nodes());
     s.pipelines = channels(c) * heads(c);
     const double ops = static_cast<double>(s.pipelines);
-    // NCCL 2.21 and later start from the NVLS chunk, capped from 4 nodes up (src/enqueue.cc).
-    double chunk = c.params().nvls_chunk_bytes;
-    if (c.nodes() >= 4) chunk = std::min(chunk, c.params().nvls_tree_max_chunk_bytes);
-    chunk = cut_below(chunk, size, ops, 32, 262144);
+    double chunk = cut_below(nvls_tree_start_chunk_bytes(c), size, ops, 32, 262144);
     chunk = cut_below(chunk, size, ops, 16, 131072);
     chunk = cut_below(chunk, size, ops, 4, 65536);
     s.chunk_bytes = cut_below(chunk, size, ops, 1, 32768);
