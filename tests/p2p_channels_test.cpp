@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "comm/model.hpp"
+#include "comm/nccl_config.hpp"
 #include "comm/p2p_channels.hpp"
 #include "test_support.hpp"
 
@@ -44,6 +45,31 @@ TEST(P2pChannels, DoNotBindAcrossNodesOrOverPcie) {
   EXPECT_EQ(p2p_channel_time(Communicator(multi, 0), Op::sendrecv, 64 * MiB).value(), 0.0);
   const auto pcie = preset("pcie-8x-l40s");
   EXPECT_EQ(p2p_channel_time(Communicator(pcie, 0), Op::sendrecv, 64 * MiB).value(), 0.0);
+}
+
+TEST(P2pChannels, AcrossNodesRunSimpleUnlessLlBuffersAreAllocated) {
+  // Shared network connections have no LL buffer by default (NCCL_ALLOC_P2P_NET_LL_BUFFERS=0),
+  // so a 1 KiB sendrecv that crosses nodes runs Simple, while inside a node it runs LL.
+  CollectiveRequest r;
+  r.op = Op::sendrecv;
+  r.size = 1024;
+  const auto one = preset("dgx-h100");
+  EXPECT_EQ(predict(Communicator(one, 0), r).proto, Proto::ll);
+  const auto two = preset("dgx-h100", nodes(2));
+  const auto simple = predict(Communicator(two, 0), r);
+  EXPECT_EQ(simple.proto, Proto::simple);
+  NcclConfig ll;
+  std::vector<std::string> ignored;
+  apply_nccl_assignment(ll, "NCCL_ALLOC_P2P_NET_LL_BUFFERS=1", &ignored);
+  const auto with_ll = predict(Communicator(two, 0, ll), r);
+  EXPECT_EQ(with_ll.proto, Proto::ll);
+  EXPECT_LT(with_ll.time.value(), simple.time.value());
+  NcclConfig unshared;
+  apply_nccl_assignment(unshared, "NCCL_NET_SHARED_BUFFERS=0", &ignored);
+  EXPECT_EQ(predict(Communicator(two, 0, unshared), r).proto, Proto::ll);
+  r.op = Op::alltoall;
+  r.size = 16 * 1024;
+  EXPECT_EQ(predict(Communicator(two, 0), r).proto, Proto::simple);
 }
 
 TEST(P2pChannels, SendrecvRunsAtTheChannelsCopyRate) {

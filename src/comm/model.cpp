@@ -142,6 +142,7 @@ bool proto_available(const Communicator& c, Algo a, Proto p) {
   // nodes, for every algorithm.
   if (c.nodes() > 1 && !c.topology().network_ll_protocols() && p != Proto::simple) return false;
   if (!algorithm(a).has_protocol(p)) return false;
+  if (a == Algo::p2p && p == Proto::ll && !nccl_p2p_ll_available(c)) return false;
   if (p == Proto::ll128) {
     // NCCL enables LL128 by default only over NVLink, and across nodes only with the NIC
     // close to the GPU (GPUDirect RDMA).

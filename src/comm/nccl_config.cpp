@@ -119,6 +119,11 @@ void apply_nccl_variable(NcclConfig& cfg, const std::string& name, const std::st
     cfg.nvls_chunksize = static_cast<double>(parse_int(value, 4096, 1L << 30, where, field, name));
   } else if (name == "NCCL_NVLSTREE_MAX_CHUNKSIZE") {
     cfg.nvls_tree_max_chunksize = static_cast<double>(parse_int(value, 4096, 1L << 30, where, field, name));
+  } else if (name == "NCCL_ALLOC_P2P_NET_LL_BUFFERS") {
+    cfg.alloc_p2p_net_ll_buffers = parse_bool(value, where, field, name);
+  } else if (name == "NCCL_NET_SHARED_BUFFERS") {
+    // Unshared network buffers are per connection and include LL's (src/transport/net.cc).
+    cfg.net_unshared_buffers = !parse_bool(value, where, field, name);
   } else if (name == "NCCL_SOCKET_NTHREADS") {
     cfg.socket_nthreads = static_cast<int>(parse_int(value, 1, 16, where, field, name));
   } else if (name == "NCCL_NSOCKS_PERTHREAD") {
@@ -143,7 +148,8 @@ void apply_nccl_variable(NcclConfig& cfg, const std::string& name, const std::st
     throw InputError(where, field, fmt::format("'{}' is not an NCCL variable", name),
                      "NCCL_P2P_LEVEL, NCCL_P2P_DISABLE, NCCL_NET_GDR_LEVEL, NCCL_IB_DISABLE, NCCL_SHM_DISABLE, "
                      "NCCL_PXN_DISABLE, NCCL_P2P_PXN_LEVEL, NCCL_NVLS_ENABLE, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS, "
-                     "NCCL_BUFFSIZE, NCCL_NVLS_CHUNKSIZE, NCCL_NVLSTREE_MAX_CHUNKSIZE, NCCL_SOCKET_NTHREADS, "
+                     "NCCL_BUFFSIZE, NCCL_NVLS_CHUNKSIZE, NCCL_NVLSTREE_MAX_CHUNKSIZE, NCCL_ALLOC_P2P_NET_LL_BUFFERS, "
+                     "NCCL_NET_SHARED_BUFFERS, NCCL_SOCKET_NTHREADS, "
                      "NCCL_NSOCKS_PERTHREAD, NCCL_ALGO, NCCL_PROTO");
   }
   if (!sets(cfg, name)) cfg.names.push_back(name);
@@ -178,6 +184,8 @@ std::vector<std::string> NcclConfig::describe() const {
   if (nvls_tree_max_chunksize > 0) {
     out.push_back(fmt::format("NCCL_NVLSTREE_MAX_CHUNKSIZE={}", static_cast<long>(nvls_tree_max_chunksize)));
   }
+  if (alloc_p2p_net_ll_buffers) out.emplace_back("NCCL_ALLOC_P2P_NET_LL_BUFFERS=1");
+  if (net_unshared_buffers) out.emplace_back("NCCL_NET_SHARED_BUFFERS=0");
   if (socket_nthreads > 0) out.push_back(fmt::format("NCCL_SOCKET_NTHREADS={}", socket_nthreads));
   if (nsocks_perthread > 0) out.push_back(fmt::format("NCCL_NSOCKS_PERTHREAD={}", nsocks_perthread));
   if (algo) out.push_back("NCCL_ALGO=" + *algo);

@@ -30,11 +30,17 @@ struct NcclConfig {
   double buffsize = 0;                     // NCCL_BUFFSIZE bytes (0: NCCL's 4 MiB)
   double nvls_chunksize = 0;               // NCCL_NVLS_CHUNKSIZE bytes (0: NCCL's 128 KiB)
   double nvls_tree_max_chunksize = 0;      // NCCL_NVLSTREE_MAX_CHUNKSIZE bytes (0: NCCL's default)
+  bool alloc_p2p_net_ll_buffers = false;   // NCCL_ALLOC_P2P_NET_LL_BUFFERS=1
+  bool net_unshared_buffers = false;       // NCCL_NET_SHARED_BUFFERS=0
   int socket_nthreads = -1;                // NCCL_SOCKET_NTHREADS (-1: NCCL's default)
   int nsocks_perthread = -1;               // NCCL_NSOCKS_PERTHREAD
   std::optional<std::string> algo;         // NCCL_ALGO, as given
   std::optional<std::string> proto;        // NCCL_PROTO, as given
   std::vector<std::string> names;          // the variables set (those the model reads)
+
+  // Point-to-point connections across nodes have LL buffers (NCCL allocates them only on
+  // request or for unshared connections, src/transport/net.cc).
+  [[nodiscard]] bool p2p_net_ll_buffers() const { return alloc_p2p_net_ll_buffers || net_unshared_buffers; }
 
   // The variables that were set, as NAME=VALUE, for output headers.
   [[nodiscard]] std::vector<std::string> describe() const;

@@ -32,7 +32,17 @@ double nccl_tree_correction(const Communicator& c, Proto p, double size, int siz
   return c.params().tuner.tree_correction[static_cast<int>(p)][log_size];
 }
 
+bool nccl_p2p_ll_available(const Communicator& c) {
+  // Point-to-point connections across the network share their buffers, and those have no LL
+  // buffer unless NCCL_ALLOC_P2P_NET_LL_BUFFERS=1 (default 0, src/init.cc; src/transport/net.cc
+  // allocates LL only for unshared connections or on request, NCCL 2.19 to 2.30); without one,
+  // addP2pToPlan (src/enqueue.cc) falls back to Simple at every size. A transfer that crosses
+  // nodes is as slow as its network part, so the whole operation runs Simple.
+  return c.nodes() == 1 || c.env().p2p_net_ll_buffers();
+}
+
 Proto nccl_p2p_protocol(const Communicator& c, double peer_bytes, int channels) {
+  if (!nccl_p2p_ll_available(c)) return Proto::simple;
   return peer_bytes <= std::max(1, channels) * c.params().tuner.p2p_ll_threshold_bytes ? Proto::ll : Proto::simple;
 }
 
