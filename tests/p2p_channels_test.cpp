@@ -67,6 +67,12 @@ TEST(P2pChannels, AcrossNodesRunSimpleUnlessLlBuffersAreAllocated) {
   NcclConfig unshared;
   apply_nccl_assignment(unshared, "NCCL_NET_SHARED_BUFFERS=0", &ignored);
   EXPECT_EQ(predict(Communicator(two, 0, unshared), r).proto, Proto::ll);
+  // NCCL_PROTO=LL cannot give it LL buffers: it still runs Simple, and says so.
+  r.proto = Proto::ll;
+  const auto forced = predict(Communicator(two, 0), r);
+  EXPECT_EQ(forced.proto, Proto::simple);
+  EXPECT_FALSE(forced.warnings.empty());
+  r.proto.reset();
   r.op = Op::alltoall;
   r.size = 16 * 1024;
   EXPECT_EQ(predict(Communicator(two, 0), r).proto, Proto::simple);

@@ -70,7 +70,7 @@ public:
   // data type with its operation.
   [[nodiscard]] virtual bool available(const Communicator& c, Op op, bool nvls_type) const = 0;
   // The protocol NCCL runs when NCCL_PROTO forces `p` and the pair is not available.
-  [[nodiscard]] virtual Proto forced_protocol(Proto p) const { return p; }
+  [[nodiscard]] virtual Proto forced_protocol(const Communicator& /*c*/, Proto p) const { return p; }
   // Throws InputError when it is forced on hardware that cannot run it at all.
   virtual void check_hardware(const Communicator& /*c*/) const {}
   // What NCCL runs instead when it is forced where it is not available.

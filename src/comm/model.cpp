@@ -391,7 +391,7 @@ CollectiveResult predict(const Communicator& c, const CollectiveRequest& req) {
   if (algo && proto && !proto_available(c, *algo, *proto)) {
     // Where the algorithm has no kernel for the protocol NCCL runs another; otherwise (LL128
     // off NVLink) a forced protocol is honoured, as NCCL_PROTO=LL128 is.
-    if (const Proto runs = algorithm(*algo).forced_protocol(*proto); runs != *proto) {
+    if (const Proto runs = algorithm(*algo).forced_protocol(c, *proto); runs != *proto) {
       r.warnings.push_back(fmt::format("{} has no {} protocol; NCCL runs it with {}", to_string(*algo),
                                        to_string(*proto), to_string(runs)));
       proto = runs;

@@ -42,7 +42,6 @@ bool nccl_p2p_ll_available(const Communicator& c) {
 }
 
 Proto nccl_p2p_protocol(const Communicator& c, double peer_bytes, int channels) {
-  if (!nccl_p2p_ll_available(c)) return Proto::simple;
   return peer_bytes <= std::max(1, channels) * c.params().tuner.p2p_ll_threshold_bytes ? Proto::ll : Proto::simple;
 }
 

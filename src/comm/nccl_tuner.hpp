@@ -30,8 +30,8 @@ double nccl_algbw_ratio(Op op, Algo algo, long ranks);
 double nccl_tree_correction(const Communicator& c, Proto p, double size, int sizes = 23);
 
 // The protocol NCCL runs a point-to-point transfer of `peer_bytes` to one peer with: LL up to
-// NCCL_P2P_LL_THRESHOLD bytes per channel, Simple above; Simple across nodes (no LL buffers on
-// shared network connections unless NCCL_ALLOC_P2P_NET_LL_BUFFERS=1).
+// NCCL_P2P_LL_THRESHOLD bytes per channel, Simple above, where LL is available at all
+// (nccl_p2p_ll_available: the candidates leave LL out where it is not).
 Proto nccl_p2p_protocol(const Communicator& c, double peer_bytes, int channels);
 
 // Whether point-to-point transfers may run LL here (not across nodes unless the network

@@ -27,7 +27,7 @@ public:
   [[nodiscard]] bool available(const Communicator& c, Op op, bool nvls_type) const override {
     return op == Op::all_reduce && c.nodes() > 1 && c.sharp_capable() && c.nvls_capable() && nvls_type;
   }
-  [[nodiscard]] Proto forced_protocol(Proto /*p*/) const override { return Proto::simple; }
+  [[nodiscard]] Proto forced_protocol(const Communicator& /*c*/, Proto /*p*/) const override { return Proto::simple; }
   void check_hardware(const Communicator& c) const override { require_network_sharp(c, id()); }
 
   [[nodiscard]] double latency_us(const Communicator& c, Op /*op*/, Proto p) const override {

@@ -28,7 +28,7 @@ public:
   [[nodiscard]] bool available(const Communicator& c, Op op, bool nvls_type) const override {
     return op == Op::all_reduce && c.nvls_capable() && nvls_type && c.nodes() > 1;
   }
-  [[nodiscard]] Proto forced_protocol(Proto /*p*/) const override { return Proto::simple; }
+  [[nodiscard]] Proto forced_protocol(const Communicator& /*c*/, Proto /*p*/) const override { return Proto::simple; }
   void check_hardware(const Communicator& c) const override { require_nvlink_sharp(c, id()); }
   [[nodiscard]] Algo fallback(const Communicator& c, Op op) const override {
     return c.nodes() == 1 && algorithm(Algo::nvls).available(c, op, true) ? Algo::nvls : Algo::ring;

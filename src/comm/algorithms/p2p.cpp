@@ -45,6 +45,11 @@ public:
   [[nodiscard]] bool available(const Communicator& /*c*/, Op op, bool /*nvls_type*/) const override {
     return is_point_to_point(op);
   }
+  [[nodiscard]] Proto forced_protocol(const Communicator& c, Proto p) const override {
+    // NCCL_PROTO does not reach point-to-point transfers: LL where there are no LL buffers
+    // (across nodes, by default) runs Simple.
+    return p == Proto::ll && !nccl_p2p_ll_available(c) ? Proto::simple : p;
+  }
   [[nodiscard]] std::optional<Proto> untuned_protocol(const Communicator& c, Op op, double size) const override {
     const double bytes = peer_bytes(c, op, size);
     const int n = p2p_channels(c, bytes);

@@ -18,7 +18,9 @@ public:
   [[nodiscard]] bool available(const Communicator& c, Op op, bool /*nvls_type*/) const override {
     return (op == Op::all_gather || op == Op::reduce_scatter) && c.nodes() > 1 && c.ranks_per_node() == 1;
   }
-  [[nodiscard]] Proto forced_protocol(Proto p) const override { return p == Proto::ll128 ? Proto::simple : p; }
+  [[nodiscard]] Proto forced_protocol(const Communicator& /*c*/, Proto p) const override {
+    return p == Proto::ll128 ? Proto::simple : p;
+  }
 
   [[nodiscard]] double protocol_factor(const Communicator& c, Op op, Proto p) const override {
     return ring_protocol_factor(c, op, p);
