@@ -71,6 +71,46 @@ TEST(PipelineFill, NvlsTreeChunkStartsFromTheNvlsChunk) {
   EXPECT_THROW(apply_nccl_assignment(parsed, "NCCL_NVLS_CHUNKSIZE=12", &ignored), InputError);
 }
 
+TEST(PipelineFill, PointToPointAcrossNodesCopiesInAndOutOfTheNetworkBuffer) {
+  // Simple across nodes: the first chunk's copy into the network buffer and the last one's out
+  // of it, at a B200 channel's copy rate (40.1 GB/s), with NCCL's network chunk rule: 128 KiB
+  // from 1 MiB (8 steps) up, 64 KiB below that, 32 KiB below one step.
+  const auto two = preset("dgx-b200", nodes(2));
+  const Communicator c(two, 0);
+  const double rate = 40.1e9;
+  auto fill = [&](const Communicator& comm, Op op, double size) {
+    return pipeline_fill(comm, op, Algo::p2p, Proto::simple, size, Seconds(1e-3)).value();
+  };
+  EXPECT_NEAR(fill(c, Op::sendrecv, 1 * MiB), 2 * 128 * KiB / rate, 1e-12);
+  EXPECT_NEAR(fill(c, Op::sendrecv, 512 * KiB), 2 * 64 * KiB / rate, 1e-12);
+  EXPECT_NEAR(fill(c, Op::sendrecv, 64 * KiB), 2 * 32 * KiB / rate, 1e-12);
+  EXPECT_NEAR(fill(c, Op::sendrecv, 4 * KiB), 2 * 4 * KiB / rate, 1e-12);  // less than a chunk to copy
+  // alltoall: each peer's share is chunked on its own (16 MiB / 16 ranks = 1 MiB per peer).
+  EXPECT_NEAR(fill(c, Op::alltoall, 16 * MiB), 2 * 128 * KiB / rate, 1e-12);
+  // NCCL_P2P_NET_CHUNKSIZE moves it.
+  NcclConfig bigger;
+  apply_nccl_assignment(bigger, "NCCL_P2P_NET_CHUNKSIZE=524288", nullptr);
+  EXPECT_EQ(bigger.p2p_net_chunksize, 512 * KiB);
+  EXPECT_NEAR(fill(Communicator(two, 0, bigger), Op::sendrecv, 64 * MiB), 2 * 512 * KiB / rate, 1e-12);
+  EXPECT_THROW(apply_nccl_assignment(bigger, "NCCL_P2P_NET_CHUNKSIZE=0", nullptr), InputError);
+  // None inside one node, none for collectives run by P2P's ring fallback, none with LL.
+  const auto one = preset("dgx-b200");
+  EXPECT_EQ(fill(Communicator(one, 0), Op::sendrecv, 1 * MiB), 0.0);
+  EXPECT_EQ(pipeline_fill(c, Op::sendrecv, Algo::p2p, Proto::ll, 1 * MiB, Seconds(1e-3)).value(), 0.0);
+  // The reported time carries it: a 1 MiB sendrecv across nodes costs more than the network
+  // and latency terms alone would give at the same rate as 256 MiB.
+  CollectiveRequest small;
+  small.op = Op::sendrecv;
+  small.size = 1 * MiB;
+  CollectiveRequest large = small;
+  large.size = 256 * MiB;
+  const auto s = predict(c, small);
+  const auto l = predict(c, large);
+  EXPECT_NEAR(s.fill.value(), 2 * 128 * KiB / rate, 1e-12);
+  EXPECT_GT(s.fill.value() / s.time.value(), 0.1);    // a seventh of a 1 MiB transfer
+  EXPECT_LT(l.fill.value() / l.time.value(), 0.002);  // nothing at 256 MiB
+}
+
 TEST(PipelineFill, RingsAndLineProtocolsHaveNone) {
   const auto t = preset("dgx-h100", nodes(2));
   const Communicator c(t, 0);

@@ -119,6 +119,8 @@ void apply_nccl_variable(NcclConfig& cfg, const std::string& name, const std::st
     cfg.nvls_chunksize = static_cast<double>(parse_int(value, 4096, 1L << 30, where, field, name));
   } else if (name == "NCCL_NVLSTREE_MAX_CHUNKSIZE") {
     cfg.nvls_tree_max_chunksize = static_cast<double>(parse_int(value, 4096, 1L << 30, where, field, name));
+  } else if (name == "NCCL_P2P_NET_CHUNKSIZE") {
+    cfg.p2p_net_chunksize = static_cast<double>(parse_int(value, 4096, 1L << 30, where, field, name));
   } else if (name == "NCCL_ALLOC_P2P_NET_LL_BUFFERS") {
     cfg.alloc_p2p_net_ll_buffers = parse_bool(value, where, field, name);
   } else if (name == "NCCL_NET_SHARED_BUFFERS") {
@@ -148,7 +150,8 @@ void apply_nccl_variable(NcclConfig& cfg, const std::string& name, const std::st
     throw InputError(where, field, fmt::format("'{}' is not an NCCL variable", name),
                      "NCCL_P2P_LEVEL, NCCL_P2P_DISABLE, NCCL_NET_GDR_LEVEL, NCCL_IB_DISABLE, NCCL_SHM_DISABLE, "
                      "NCCL_PXN_DISABLE, NCCL_P2P_PXN_LEVEL, NCCL_NVLS_ENABLE, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS, "
-                     "NCCL_BUFFSIZE, NCCL_NVLS_CHUNKSIZE, NCCL_NVLSTREE_MAX_CHUNKSIZE, NCCL_ALLOC_P2P_NET_LL_BUFFERS, "
+                     "NCCL_BUFFSIZE, NCCL_NVLS_CHUNKSIZE, NCCL_NVLSTREE_MAX_CHUNKSIZE, NCCL_P2P_NET_CHUNKSIZE, "
+                     "NCCL_ALLOC_P2P_NET_LL_BUFFERS, "
                      "NCCL_NET_SHARED_BUFFERS, NCCL_SOCKET_NTHREADS, "
                      "NCCL_NSOCKS_PERTHREAD, NCCL_ALGO, NCCL_PROTO");
   }
@@ -183,6 +186,9 @@ std::vector<std::string> NcclConfig::describe() const {
   if (nvls_chunksize > 0) out.push_back(fmt::format("NCCL_NVLS_CHUNKSIZE={}", static_cast<long>(nvls_chunksize)));
   if (nvls_tree_max_chunksize > 0) {
     out.push_back(fmt::format("NCCL_NVLSTREE_MAX_CHUNKSIZE={}", static_cast<long>(nvls_tree_max_chunksize)));
+  }
+  if (p2p_net_chunksize > 0) {
+    out.push_back(fmt::format("NCCL_P2P_NET_CHUNKSIZE={}", static_cast<long>(p2p_net_chunksize)));
   }
   if (alloc_p2p_net_ll_buffers) out.emplace_back("NCCL_ALLOC_P2P_NET_LL_BUFFERS=1");
   if (net_unshared_buffers) out.emplace_back("NCCL_NET_SHARED_BUFFERS=0");

@@ -30,6 +30,7 @@ struct NcclConfig {
   double buffsize = 0;                     // NCCL_BUFFSIZE bytes (0: NCCL's 4 MiB)
   double nvls_chunksize = 0;               // NCCL_NVLS_CHUNKSIZE bytes (0: NCCL's 128 KiB)
   double nvls_tree_max_chunksize = 0;      // NCCL_NVLSTREE_MAX_CHUNKSIZE bytes (0: NCCL's default)
+  double p2p_net_chunksize = 0;            // NCCL_P2P_NET_CHUNKSIZE bytes (0: NCCL's 128 KiB)
   bool alloc_p2p_net_ll_buffers = false;   // NCCL_ALLOC_P2P_NET_LL_BUFFERS=1
   bool net_unshared_buffers = false;       // NCCL_NET_SHARED_BUFFERS=0
   int socket_nthreads = -1;                // NCCL_SOCKET_NTHREADS (-1: NCCL's default)

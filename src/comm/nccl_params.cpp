@@ -208,10 +208,12 @@ NcclParams parse_nccl_params(const std::string& text, const std::string& file) {
   n.nvls_channels = static_cast<int>(pl.integer("nvls_channels", 1, 64));
   n.nvls_chunk_bytes = pl.positive("nvls_chunk_bytes");
   n.nvls_tree_max_chunk_bytes = pl.positive("nvls_tree_max_chunk_bytes");
-  const Fields p2p(f.node("p2p"), file, "p2p", {"channels", "channels_per_peer", "nvl_chunk_bytes", "channel_GBps"});
+  const Fields p2p(f.node("p2p"), file, "p2p",
+                   {"channels", "channels_per_peer", "nvl_chunk_bytes", "net_chunk_bytes", "channel_GBps"});
   n.p2p.channels = static_cast<int>(p2p.integer("channels", 1, 64));
   n.p2p.channels_per_peer = static_cast<int>(p2p.integer("channels_per_peer", 1, 64));
   n.p2p.nvl_chunk_bytes = p2p.positive("nvl_chunk_bytes");
+  n.p2p.net_chunk_bytes = p2p.positive("net_chunk_bytes");
   n.p2p_channel_GBps =
       by_generation<double>(p2p, "channel_GBps", [](const Fields& g, const char* k) { return g.positive(k); });
   n.nvswitch_coll_channels = by_generation<int>(f, "nvswitch_coll_channels", [](const Fields& g, const char* k) {

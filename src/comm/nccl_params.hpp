@@ -49,11 +49,13 @@ struct NcclParams {
   double nvls_chunk_bytes = 0;           // NCCL_NVLS_CHUNKSIZE's default: NVLS and NVLSTree chunks
   double nvls_tree_max_chunk_bytes = 0;  // NCCL_NVLSTREE_MAX_CHUNKSIZE's default from 4 nodes up
   // Point-to-point channels (src/comm/p2p_channels): the p2p channel pool, the channels one
-  // peer may use, and the p2p chunk inside an NVLink node (NCCL_P2P_NVL_CHUNKSIZE).
+  // peer may use, and the p2p chunk inside an NVLink node (NCCL_P2P_NVL_CHUNKSIZE) and across
+  // nodes (NCCL_P2P_NET_CHUNKSIZE).
   struct P2p {
     int channels = 0;
     int channels_per_peer = 0;
     double nvl_chunk_bytes = 0;
+    double net_chunk_bytes = 0;
   } p2p;
   // What one channel (one CUDA block) copies over NVLink, GB/s, by NVLink generation.
   std::map<int, double> p2p_channel_GBps;

@@ -23,4 +23,11 @@ int p2p_channels(const Communicator& c, double peer_bytes);
 // to one peer; alltoall: size / ranks to each peer, all at once); zero where unbounded.
 Seconds p2p_channel_time(const Communicator& c, Op op, double size);
 
+// A Simple transfer to a peer on another node: the sender's kernel copies each chunk into the
+// network buffer and the receiver's kernel copies it out, so the first chunk's copy in and the
+// last one's copy out are in series with the network. Their time at one channel's copy rate,
+// with NCCL's network chunk for this size; zero inside one node, or where NCCL gives no
+// per-channel rate (GPUs without NVLink).
+Seconds p2p_net_copy_fill(const Communicator& c, Op op, double size);
+
 }  // namespace gf::comm

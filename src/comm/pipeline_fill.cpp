@@ -15,6 +15,7 @@ PipelineShape pipeline_shape(const Communicator& c, Op op, Algo algo, Proto prot
 
 Seconds pipeline_fill(const Communicator& c, Op op, Algo algo, Proto proto, double size, Seconds data_time) {
   const PipelineShape s = pipeline_shape(c, op, algo, proto, size);
+  if (s.own_rate_fill_s > 0) return Seconds(s.own_rate_fill_s);
   if (s.pipelines <= 0 || s.chunk_bytes <= 0 || data_time.value() <= 0) return Seconds(0);
   if (s.serial_stages > 0 && s.stream_chunks > 0)
     return Seconds(std::min(static_cast<double>(s.serial_stages), s.stream_chunks) * data_time.value() /

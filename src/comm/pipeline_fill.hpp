@@ -28,6 +28,10 @@ struct PipelineShape {
   // time spans per pipeline (a ring's steps), instead of size / pipelines / chunk_bytes.
   long serial_stages = 0;
   double stream_chunks = 0;
+  // A fill that does not scale with the bottleneck's chunk time: stages at their own rate
+  // before and after it (point-to-point across nodes: the copies into and out of the network
+  // buffer). When set, it is the fill.
+  double own_rate_fill_s = 0;
 };
 
 // The chunk stream NCCL would run; pipelines = 0 where the algorithm and protocol have no fill.

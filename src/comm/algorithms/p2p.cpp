@@ -8,6 +8,7 @@
 #include "comm/algorithms/patterns.hpp"
 #include "comm/nccl_tuner.hpp"
 #include "comm/p2p_channels.hpp"
+#include "comm/pipeline_fill.hpp"
 
 namespace gf::comm {
 
@@ -74,6 +75,12 @@ public:
         return;
       default: emit_ring(c, op, size, scope.root, e); return;
     }
+  }
+
+  [[nodiscard]] PipelineShape pipeline_shape(const Communicator& c, Op op, Proto p, double size) const override {
+    PipelineShape s;
+    if (p == Proto::simple) s.own_rate_fill_s = p2p_net_copy_fill(c, op, size).value();
+    return s;
   }
 
   [[nodiscard]] int reported_channels(const Communicator& c, Op op, double size) const override {
