@@ -91,11 +91,12 @@ TEST(CollectiveValidation, RowsAreCitedAndCoverTheSizeBands) {
 }
 
 // Issue 10's accuracy targets on the repository's core set (independent rows; calibration and
-// excluded rows left out): >= 64 MiB at most 10% MAPE and <= 64 KiB at most 20%, both met. Its
-// 64 KiB-64 MiB target (15%) is not met yet (15.6%; multi-node 19.0%): that group holds a
-// regression bound, as do the sub-bands. The off-path set (clouds, HPC centres, workstations) is
-// far from any target; its bounds only keep it from getting worse (every row it misses by more
-// than 50% says why: KnownMissesAreExactlyTheRowsBeyondTheBound).
+// excluded rows left out): >= 64 MiB at most 10% MAPE, 64 KiB-64 MiB at most 15%, both single
+// node and multi-node, and <= 64 KiB at most 20%. All are met but >= 64 MiB across nodes (10.7%
+// on 2026-12-03), which holds a regression bound. The off-path set (clouds, HPC centres,
+// workstations) is far from any target; its bounds only keep it from getting worse (every row it
+// misses by more than 50% says why: KnownMissesAreExactlyTheRowsBeyondTheBound). Its >= 64 MiB
+// bound rose from 0.65 to 0.66 when the row gcp-tcpxo's efficiency is set from left the group.
 TEST(CollectiveValidation, ErrorStaysWithinTheIssuesTargets) {
   const auto checks = validate::check_collectives(validate::builtin_collective_rows(), gf::test::catalog());
   std::map<std::string, double> mape;
@@ -103,12 +104,13 @@ TEST(CollectiveValidation, ErrorStaysWithinTheIssuesTargets) {
   EXPECT_LE(mape.at("<=64KiB"), 0.20);
   EXPECT_LE(mape.at(">=64MiB"), 0.10);
   EXPECT_LT(mape.at(">=64MiB single node"), 0.09);
-  EXPECT_LT(mape.at(">=64MiB multi-node"), 0.13);
-  EXPECT_LT(mape.at("64KiB-64MiB"), 0.165);
-  EXPECT_LT(mape.at("64KiB-64MiB single node"), 0.13);
-  EXPECT_LT(mape.at("64KiB-64MiB multi-node"), 0.20);
+  EXPECT_LE(mape.at(">=64MiB single node"), 0.10);
+  EXPECT_LT(mape.at(">=64MiB multi-node"), 0.115);
+  EXPECT_LE(mape.at("64KiB-64MiB"), 0.15);
+  EXPECT_LE(mape.at("64KiB-64MiB single node"), 0.15);
+  EXPECT_LE(mape.at("64KiB-64MiB multi-node"), 0.15);
   EXPECT_LT(mape.at("off-path all"), 1.15);
-  EXPECT_LT(mape.at("off-path >=64MiB"), 0.65);
+  EXPECT_LT(mape.at("off-path >=64MiB"), 0.66);
 }
 
 // Issue 10: "every row within 50% or explained". A row the model misses by more than the bound
