@@ -95,7 +95,7 @@ int CollectiveAlgorithm::channels(const Communicator& c) const {
 
 PipelineShape CollectiveAlgorithm::pipeline_shape(const Communicator& /*c*/, Op /*op*/, Proto /*p*/,
                                                   double /*size*/) const {
-  return {};  // PAT, point-to-point: no fill (see pipeline_fill.hpp)
+  return {};  // PAT: no fill (point-to-point has its own: p2p.cpp; see pipeline_fill.hpp)
 }
 
 double CollectiveAlgorithm::nccl_algbw_ratio(Op op, long /*ranks*/) const {

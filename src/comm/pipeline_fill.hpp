@@ -1,7 +1,8 @@
 #pragma once
 // Pipeline fill of NCCL's chunk-pipelined algorithms (Tree, NVLS, NVLSTree, CollNet) with the
-// Simple protocol, and of Tree with LL128 across nodes (whose network hops store and forward
-// whole chunks; see the .cpp).
+// Simple protocol, of Tree with LL128 across nodes (whose network hops store and forward
+// whole chunks; see the .cpp), and of Simple point-to-point transfers across nodes (the copies
+// into and out of the network buffer: own_rate_fill_s, src/comm/p2p_channels).
 //
 // Why: these algorithms move each channel's data as a stream of chunks through a FIFO of
 // NCCL_STEPS slots between stages (reduce up a tree, then broadcast down; reduce through the
