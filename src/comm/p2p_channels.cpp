@@ -71,8 +71,8 @@ Seconds p2p_net_copy_fill(const Communicator& c, Op op, double size) {
   if (rate <= 0) return Seconds(0);
   const double peer_bytes = op == Op::alltoall ? size / static_cast<double>(c.ranks()) : size;
   const double step = c.env().p2p_net_chunksize > 0 ? c.env().p2p_net_chunksize : c.params().p2p.net_chunk_bytes;
-  // "Tune chunk size for the network" (src/enqueue.cc): a quarter of a step below one step,
-  // half of it below eight.
+  // "Tune chunk size for the network" (src/enqueue.cc from 2.22, src/proxy.cc before): a quarter
+  // of a step below one step, half of it below eight.
   const double chunk = peer_bytes < step ? step / 4 : peer_bytes < 8 * step ? step / 2 : step;
   return Seconds(2.0 * std::min(chunk, peer_bytes) / rate);
 }
