@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "comm/algorithms/chunk_rules.hpp"
 #include "comm/nccl_params.hpp"
 
 namespace gf::comm {
@@ -22,6 +23,10 @@ double channel_rate(const Communicator& c) {
 }
 
 }  // namespace
+
+double p2p_peer_bytes(const Communicator& c, Op op, double size) {
+  return op == Op::alltoall ? size / static_cast<double>(c.ranks()) : size;
+}
 
 int p2p_channels(const Communicator& c, double peer_bytes) {
   // Only inside one NVLink node does the count bound the time. Across nodes NCCL caps each
@@ -46,7 +51,7 @@ int p2p_channels(const Communicator& c, double peer_bytes) {
 }
 
 Seconds p2p_channel_time(const Communicator& c, Op op, double size) {
-  if (op != Op::sendrecv && op != Op::alltoall) return Seconds(0);
+  if (!is_point_to_point(op)) return Seconds(0);
   const double rate = channel_rate(c);
   if (rate <= 0) return Seconds(0);
   const auto& p = c.params().p2p;
@@ -56,7 +61,7 @@ Seconds p2p_channel_time(const Communicator& c, Op op, double size) {
   }
   // alltoall: every peer's transfer runs at once, each on its own channels, all from the
   // rank's pool of p2p channels.
-  const double peer_bytes = size / static_cast<double>(c.ranks());
+  const double peer_bytes = p2p_peer_bytes(c, op, size);
   const int n = p2p_channels(c, peer_bytes);
   if (n <= 0) return Seconds(0);
   const double peers = static_cast<double>(c.ranks() - 1);
@@ -65,16 +70,11 @@ Seconds p2p_channel_time(const Communicator& c, Op op, double size) {
 }
 
 Seconds p2p_net_copy_fill(const Communicator& c, Op op, double size) {
-  if (op != Op::sendrecv && op != Op::alltoall) return Seconds(0);
-  if (c.nodes() < 2 || c.ranks() < 2 || size <= 0) return Seconds(0);
+  if (!is_point_to_point(op) || c.nodes() < 2 || c.ranks() < 2 || size <= 0) return Seconds(0);
   const double rate = channel_rate(c);
   if (rate <= 0) return Seconds(0);
-  const double peer_bytes = op == Op::alltoall ? size / static_cast<double>(c.ranks()) : size;
-  const double step = c.env().p2p_net_chunksize > 0 ? c.env().p2p_net_chunksize : c.params().p2p.net_chunk_bytes;
-  // "Tune chunk size for the network" (src/enqueue.cc from 2.22, src/proxy.cc before): a quarter
-  // of a step below one step, half of it below eight.
-  const double chunk = peer_bytes < step ? step / 4 : peer_bytes < 8 * step ? step / 2 : step;
-  return Seconds(2.0 * std::min(chunk, peer_bytes) / rate);
+  const double peer_bytes = p2p_peer_bytes(c, op, size);
+  return Seconds(2.0 * std::min(chunk_rules::p2p_net_chunk_bytes(c, peer_bytes), peer_bytes) / rate);
 }
 
 }  // namespace gf::comm

@@ -15,6 +15,10 @@
 
 namespace gf::comm {
 
+// What one rank sends to one peer in `op` of `size` bytes (sendrecv: all of it; alltoall: a
+// share per rank).
+double p2p_peer_bytes(const Communicator& c, Op op, double size);
+
 // Channels NCCL gives a transfer of `peer_bytes` to one peer on this communicator; 0 where the
 // channel count does not bound the time (across nodes, or off NVLink: see the .cpp).
 int p2p_channels(const Communicator& c, double peer_bytes);

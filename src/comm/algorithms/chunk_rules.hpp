@@ -45,6 +45,15 @@ inline double nvls_tree_start_chunk_bytes(const Communicator& c) {
   return c.nodes() >= 4 ? std::min(chunk, c.params().nvls_tree_max_chunk_bytes) : chunk;
 }
 
+// A Simple point-to-point transfer of `peer_bytes` to a peer on another node moves in chunks of
+// NCCL_P2P_NET_CHUNKSIZE (128 KiB by default), a quarter of it below one chunk and half of it
+// below eight ("Tune chunk size for the network": src/enqueue.cc's addP2pToPlan from 2.22,
+// src/proxy.cc's ncclProxyComputeP2p in 2.18 to 2.21).
+inline double p2p_net_chunk_bytes(const Communicator& c, double peer_bytes) {
+  const double step = c.env().p2p_net_chunksize > 0 ? c.env().p2p_net_chunksize : c.params().p2p.net_chunk_bytes;
+  return peer_bytes < step ? step / 4 : peer_bytes < 8 * step ? step / 2 : step;
+}
+
 // One NVLS head per NIC rail across nodes (each head GPU talks to the network for its share).
 inline long heads(const Communicator& c) {
   return c.nodes() > 1 ? std::max<long>(1, std::min<long>(c.ranks_per_node(), c.nics_per_node())) : 1;

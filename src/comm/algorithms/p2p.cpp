@@ -14,11 +14,6 @@ namespace gf::comm {
 
 namespace {
 
-// What one rank sends to one peer.
-double peer_bytes(const Communicator& c, Op op, double size) {
-  return op == Op::alltoall ? size / static_cast<double>(c.ranks()) : size;
-}
-
 // All-to-all: every rank sends size/n to every other. Traffic to another node is sent by each
 // rank as one flow to the GPU of the same local index there (the rail-aligned path NCCL's PXN
 // takes), carrying the share of every rank of that node.
@@ -52,7 +47,7 @@ public:
     return p == Proto::ll && !nccl_p2p_ll_available(c) ? Proto::simple : p;
   }
   [[nodiscard]] std::optional<Proto> untuned_protocol(const Communicator& c, Op op, double size) const override {
-    const double bytes = peer_bytes(c, op, size);
+    const double bytes = p2p_peer_bytes(c, op, size);
     const int n = p2p_channels(c, bytes);
     return nccl_p2p_protocol(c, bytes, n > 0 ? n : 2);
   }
@@ -84,7 +79,7 @@ public:
   }
 
   [[nodiscard]] int reported_channels(const Communicator& c, Op op, double size) const override {
-    const int n = p2p_channels(c, peer_bytes(c, op, size));
+    const int n = p2p_channels(c, p2p_peer_bytes(c, op, size));
     return n > 0 ? n : channels(c);
   }
 };
