@@ -25,6 +25,10 @@ inline long nccl_ring_steps(Op op, long ranks) {
 }
 // NCCL's node-count index into its tables: 1 node, 2 nodes, more.
 inline int nccl_node_index(const Communicator& c) { return c.nodes() <= 2 ? static_cast<int>(c.nodes()) - 1 : 2; }
+// The channels of NCCL's search graph that its tuner multiplies its per-channel figures by
+// (graphs[a]->nChannels in tuning.cc): half the channels it runs, since ncclTopoPostset
+// (src/graph/connect.cc) duplicates every searched ring and tree channel once.
+inline double nccl_graph_channels(int runtime_channels) { return runtime_channels < 2 ? 1.0 : runtime_channels / 2; }
 // NCCL's cap on LL bus bandwidth, GB/s.
 double nccl_ll_max_GBps(const Communicator& c);
 

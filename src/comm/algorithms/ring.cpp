@@ -63,7 +63,7 @@ public:
                                   double /*nvlink_GBps*/) const override {
     const auto& t = c.params().tuner;
     const int g = static_cast<int>(c.gpu_generation());
-    const double nch = channels(c);
+    const double nch = nccl_graph_channels(channels(c));
     if (p == Proto::ll) bw = std::min(nccl_ll_max_GBps(c), bw * t.ring_ll);
     if (p == Proto::ll128) bw = std::min(bw * t.ring_ll128, nch * t.ring_ll128_cap_GBps[g][nccl_node_index(c)]);
     return bw;

@@ -112,7 +112,7 @@ public:
     const auto& t = c.params().tuner;
     const int g = static_cast<int>(c.gpu_generation());
     const int ni = nccl_node_index(c);
-    const double nch = channels(c);
+    const double nch = nccl_graph_channels(channels(c));
     if (op == Op::all_reduce) bw = std::min(bw * t.tree, nch * t.tree_cap_GBps[g][ni]);
     if (p == Proto::ll) bw = std::min(bw * t.tree_ll, nccl_ll_max_GBps(c));
     if (p == Proto::ll128) {
