@@ -230,6 +230,52 @@ TEST(Channels, PcieNodesKeepTheirTwoChannelsAcrossNodes) {
   EXPECT_GT(lone.nics_per_node(), 1);
 }
 
+TEST(Engines, TreesFollowNcclsDoubleBinaryTreeInBothEngines) {
+  // NCCL's binary tree (ncclGetBtree) is rooted at 0 with its interior nodes on even indices: on
+  // 4 nodes, 0 -> 2 -> {1, 3}, and the mirrored second tree 3 -> 1 -> {2, 0}. Nodes 1 and 2 have
+  // a parent and two children in one tree and a parent in the other, so their NICs carry twice
+  // what a 2-node tree's do, as on 8 or 13 nodes; 3 nodes make two chains (1.5 times).
+  for (const Algo algo : {Algo::tree, Algo::nvls_tree}) {
+    auto time = [&](long n, Engine e) {
+      const auto t = preset("dgx-b200", nodes(n));  // NVLink 5: the NICs bind, not the chain
+      return data_time(Communicator(t, 0), Op::all_reduce, algo, Proto::simple, 1 << 30, e).value();
+    };
+    const double two = time(2, Engine::flow);
+    EXPECT_NEAR(time(3, Engine::flow) / two, 1.5, 0.01) << to_string(algo);
+    for (const long n : {4L, 5L, 8L, 13L}) {
+      EXPECT_NEAR(time(n, Engine::flow) / two, 2.0, 0.01) << to_string(algo) << " x" << n;
+      EXPECT_NEAR(time(n, Engine::analytic) / time(n, Engine::flow), 1.0, 0.01) << to_string(algo) << " x" << n;
+    }
+  }
+  // On an 8:1 leaf the uplinks bind, and the tree's leaves differ: the closed form sums the
+  // leaf the most tree edges cross (the flow engine sees every leaf).
+  topo::ClusterOverrides o = nodes(32);
+  o.oversubscription = 8;
+  const auto thin = preset("dgx-h100", o);
+  const Communicator c(thin, 0);
+  const auto flat = preset("dgx-h100", nodes(32));
+  const Communicator cf(flat, 0);
+  for (const Algo algo : {Algo::tree, Algo::nvls_tree}) {
+    const double flow = data_time(c, Op::all_reduce, algo, Proto::simple, 1 << 30, Engine::flow).value();
+    const double closed = data_time(c, Op::all_reduce, algo, Proto::simple, 1 << 30, Engine::analytic).value();
+    const double idle = data_time(cf, Op::all_reduce, algo, Proto::simple, 1 << 30, Engine::analytic).value();
+    EXPECT_GT(flow, 1.5 * idle) << to_string(algo);
+    EXPECT_NEAR(closed / flow, 1.0, 0.15) << to_string(algo) << ": closed " << closed << " flow " << flow;
+  }
+}
+
+TEST(Tuner, CapsPerChannelFiguresByTheSearchGraphsChannels) {
+  // NCCL multiplies its per-channel caps by graphs[a]->nChannels, the searched channels, which
+  // ncclTopoPostset then duplicates: on 2 DGX A100 (8 HDR NICs, 16 channels run) Tree's
+  // bandwidth is at most 8 x 23.6 GB/s (x 0.5 as algbw), below Ring's 8 NICs x 24 GB/s x 16/30,
+  // so NCCL runs Ring for bulk all_reduce there and Tree at medium sizes, where its latency wins.
+  const auto t = preset("dgx-a100", nodes(2));
+  const Communicator c(t, 0);
+  EXPECT_EQ(channels(c, Algo::tree), 16);
+  EXPECT_EQ(run(c, Op::all_reduce, 1 << 30).algo, Algo::ring);
+  EXPECT_EQ(run(c, Op::all_reduce, 4 << 20).algo, Algo::tree);
+}
+
 TEST(Tuner, ChoosesLikeNccl) {
   const auto h100 = preset("dgx-h100");
   const Communicator c(h100, 0);

@@ -54,6 +54,9 @@ struct AlgorithmTraits {
   bool needs_nvls_type = false;
   bool follows_channel_env = true;     // NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS bound its channels
   bool fill_bounded_by_depth = false;  // chunks in flight bounded by the transfers up and down its depth
+  // Every node carries the same traffic (rings, NVLS, CollNet); false for trees, whose nodes
+  // differ, so that the closed form sums a leaf's nodes instead of scaling one.
+  bool nodes_alike = true;
 };
 
 class CollectiveAlgorithm {

@@ -8,9 +8,11 @@
 #include <cstdlib>
 #include <limits>
 #include <map>
+#include <optional>
 #include <unordered_map>
 
 #include "comm/algorithm.hpp"
+#include "comm/algorithms/patterns.hpp"
 #include "comm/nccl_tuner.hpp"
 #include "comm/pattern.hpp"
 #include "comm/pattern_tasks.hpp"
@@ -47,34 +49,50 @@ double closed_form_phase(const Communicator& c, Op op, Algo algo, double size, d
                          bool fabric) {
   const auto& t = c.topology();
   const auto& g = t.graph();
+  const auto* f = t.fabric();
+  const bool fabric_terms = fabric && f != nullptr && f->shape().tiers >= 2 && c.nodes() > 1;
+  // Bytes a node sends up out of its leaf and out of its pod, on which bundles.
+  struct Leaving {
+    double leaf = 0;
+    double pod = 0;
+    std::optional<topo::LinkId> leaf_bundle;
+    std::optional<topo::LinkId> pod_bundle;
+  };
+  // A link's part in the fabric terms: 0 not a bundle, 1 a bundle going down, 2 up out of a
+  // leaf, 3 up out of a pod.
+  auto classify = [&](topo::LinkId l) -> int {
+    const auto& link = g.link(l);
+    if (link.kind != topo::LinkKind::bundle) return 0;
+    const bool core = g.device(link.dst).tier == 3;
+    const bool upward = g.device(link.src).kind == topo::DeviceKind::net_switch || core;
+    if (!upward) return 1;
+    return core ? 3 : 2;
+  };
+  auto add_leaving = [&](topo::LinkId l, int kind, double bytes, Leaving& out) {
+    if (kind == 3) {
+      out.pod += bytes;
+      out.pod_bundle = l;
+    } else if (kind == 2) {
+      out.leaf += bytes;
+      out.leaf_bundle = l;
+    }
+  };
+
   // Only the links of one node's flows are touched: a map, not a vector over every link of a
   // cluster that may have millions.
   std::vector<topo::LinkId> touched;
   std::unordered_map<topo::LinkId, double> load;
-  double leaving_leaf = 0;
-  double leaving_pod = 0;
-  topo::LinkId leaf_bundle = 0;
-  topo::LinkId pod_bundle = 0;
+  Leaving leaving;
   const long node = representative_node(c, algo);
   const long cluster_node = c.cluster_node(node);
   double connection = 0;
   emit_pattern(c, op, algo, size, inflate, PatternScope{node, phase, root, &connection},
                [&](std::span<const topo::LinkId> path, double bytes) {
-                 const bool from_node0 = !path.empty() && g.device(g.link(path.front()).src).node == cluster_node;
+                 const bool from_node = !path.empty() && g.device(g.link(path.front()).src).node == cluster_node;
                  for (const auto l : path) {
-                   const auto& link = g.link(l);
-                   if (link.kind == topo::LinkKind::bundle) {
-                     if (!from_node0) continue;
-                     const bool core = g.device(link.dst).tier == 3;
-                     const bool upward = g.device(link.src).kind == topo::DeviceKind::net_switch || core;
-                     if (!upward) continue;
-                     if (core) {
-                       leaving_pod += bytes;
-                       pod_bundle = l;
-                     } else {
-                       leaving_leaf += bytes;
-                       leaf_bundle = l;
-                     }
+                   const int kind = classify(l);
+                   if (kind != 0) {
+                     if (from_node) add_leaving(l, kind, bytes, leaving);
                      continue;
                    }
                    auto [it, fresh] = load.try_emplace(l, 0.0);
@@ -91,7 +109,7 @@ double closed_form_phase(const Communicator& c, Op op, Algo algo, double size, d
     // Links of the node itself, or network links touching its NICs.
     if (own(link.src) || own(link.dst)) worst = std::max(worst, load.at(l) / c.link_capacity(l));
   }
-  if (const auto* f = t.fabric(); fabric && f != nullptr && f->shape().tiers >= 2 && c.nodes() > 1) {
+  if (fabric_terms) {
     const auto& s = f->shape();
     const double nics = static_cast<double>(t.node().nics());
     // Nodes whose NICs share node 0's leaf (all of a group's nodes, for rail leaves).
@@ -100,15 +118,39 @@ double closed_form_phase(const Communicator& c, Op op, Algo algo, double size, d
                       s.kind == topo::FabricKind::rail ? static_cast<double>(s.down_ports) : s.down_ports / nics));
     // In a rail fabric each leaf holds one NIC per node: node 0 sends 1/nics of its traffic there.
     const double leaf_share = s.kind == topo::FabricKind::rail ? 1.0 / nics : 1.0;
-    if (leaving_leaf > 0)
-      worst = std::max(worst, leaving_leaf * leaf_share * nodes_per_leaf / c.link_capacity(leaf_bundle));
-    if (s.tiers == 3 && leaving_pod > 0) {
-      const double leaves_per_pod = static_cast<double>(s.radix / 2);
-      const double nodes_per_pod = std::min(static_cast<double>(c.nodes()), s.kind == topo::FabricKind::rail
-                                                                                ? nodes_per_leaf * leaves_per_pod / nics
-                                                                                : nodes_per_leaf * leaves_per_pod);
-      worst = std::max(worst, leaving_pod * nodes_per_pod / c.link_capacity(pod_bundle));
+    const double leaves_per_pod = static_cast<double>(s.radix / 2);
+    const double nodes_per_pod = std::min(static_cast<double>(c.nodes()), s.kind == topo::FabricKind::rail
+                                                                              ? nodes_per_leaf * leaves_per_pod / nics
+                                                                              : nodes_per_leaf * leaves_per_pod);
+    // By symmetry every node of a leaf sends out of it what the representative does.
+    double leaf_out = leaving.leaf * leaf_share * nodes_per_leaf;
+    double pod_out = leaving.pod * nodes_per_pod;
+    if (!algorithm(algo).traits().nodes_alike) {
+      // A tree's nodes differ (most of its edges join near neighbours, a few span the tree), so
+      // sum what each node of the leaf the most tree edges cross sends out of it; the pod's
+      // share is that leaf's average per node.
+      auto leaf_of = [&](long k) { return f->leaf_of(c.cluster_node(k), 0); };
+      const long leaf = leaf_of(busiest_tree_leaf_node(c, leaf_of));
+      Leaving sum;
+      long in_leaf = 0;
+      for (long k = 0; k < c.nodes(); ++k) {
+        const long ck = c.cluster_node(k);
+        if (f->leaf_of(ck, 0) != leaf) continue;
+        ++in_leaf;
+        emit_pattern(c, op, algo, size, inflate, PatternScope{k, phase, root, nullptr},
+                     [&](std::span<const topo::LinkId> path, double bytes) {
+                       if (path.empty() || g.device(g.link(path.front()).src).node != ck) return;
+                       for (const auto l : path) add_leaving(l, classify(l), bytes, sum);
+                     });
+      }
+      leaf_out = sum.leaf * leaf_share;
+      pod_out = in_leaf > 0 ? sum.pod / static_cast<double>(in_leaf) * nodes_per_pod : 0;
+      if (sum.leaf_bundle) leaving.leaf_bundle = sum.leaf_bundle;
+      if (sum.pod_bundle) leaving.pod_bundle = sum.pod_bundle;
     }
+    if (leaf_out > 0 && leaving.leaf_bundle) worst = std::max(worst, leaf_out / c.link_capacity(*leaving.leaf_bundle));
+    if (s.tiers == 3 && pod_out > 0 && leaving.pod_bundle)
+      worst = std::max(worst, pod_out / c.link_capacity(*leaving.pod_bundle));
   }
   return std::max(worst, connection);
 }

@@ -23,7 +23,8 @@ public:
                              .name = "NVLSTree",
                              .protocols = proto_bit(Proto::simple),
                              .needs_nvls_type = true,
-                             .follows_channel_env = false}) {}
+                             .follows_channel_env = false,
+                             .nodes_alike = false}) {}
 
   [[nodiscard]] bool available(const Communicator& c, Op op, bool nvls_type) const override {
     return op == Op::all_reduce && c.nvls_capable() && nvls_type && c.nodes() > 1;
@@ -42,7 +43,7 @@ public:
   }
 
   [[nodiscard]] long representative_node(const Communicator& c) const override {
-    return c.nodes() >= 4 ? 1 : 0;  // an interior node of the first tree, as for Tree
+    return representative_tree_node(c.nodes());  // as for Tree
   }
   void emit(const Communicator& c, Op /*op*/, double size, const PatternScope& /*scope*/, Emitter& e) const override {
     emit_nvls(c, size, e);
@@ -76,7 +77,12 @@ public:
     const double nch = channel_count;
     const auto intra = nccl_nvls_busbw(c, op, channel_count, nvlink_GBps);
     if (!intra) return 0;
-    double bw = std::min(*intra, graph_busbw_GBps);
+    // NCCL's inter-node figure is the tree's network rate, bwInter per channel (twice that on two
+    // nodes, where each NIC carries one tree level): a NIC's rate, not the algorithm bandwidth
+    // over the ring's n / (2 (n - 1)). The traffic of the tree pattern reaches half of it (each
+    // byte crosses the binding NIC up and down), so NCCL's figure is twice its algbw.
+    const double tree_busbw = 2.0 * graph_busbw_GBps * nccl_algbw_ratio(op, c.ranks());
+    double bw = std::min(*intra, tree_busbw);
     const double cap = c.params().tuner.nvls_tree_cap_GBps[static_cast<int>(c.gpu_generation())][nccl_node_index(c)];
     if (cap > 0) bw = std::min(bw, nch * cap);
     return bw;

@@ -1,6 +1,8 @@
 #include "comm/algorithms/patterns.hpp"
 
 #include <algorithm>
+#include <array>
+#include <unordered_map>
 #include <vector>
 
 #include "comm/nccl_params.hpp"
@@ -37,10 +39,61 @@ double ring_volume(Op op, long n, double size) {
   }
 }
 
+// The parent of `node` in NCCL's binary tree over `nodes` (src/graph/trees.cc, ncclGetBtree,
+// NCCL 2.4 to 2.30): rooted at 0, with the interior nodes on even indices, so that 0's one child
+// is the largest power of two below `nodes` and node 2 of 4 has a parent and two children. (A
+// heap-ordered tree would give 4 nodes no node with three tree edges.)
+long btree_parent(long node, long nodes) {
+  if (node == 0) return -1;
+  long bit = 1;
+  while (bit < nodes && (bit & node) == 0) bit <<= 1;
+  const long up = (node ^ bit) | (bit << 1);
+  return up < nodes ? up : node ^ bit;
+}
+
+// The children of `node` in NCCL's binary tree (ncclGetBtree's down0 and down1; -1 for none).
+std::array<long, 2> btree_children(long node, long nodes) {
+  if (node == 0) {
+    long bit = 1;
+    while (bit < nodes) bit <<= 1;
+    return {-1, nodes > 1 ? bit >> 1 : -1};
+  }
+  long bit = 1;
+  while ((bit & node) == 0) bit <<= 1;
+  long low = bit >> 1;
+  if (low == 0) return {-1, -1};
+  const long first = node - low;
+  long second = node + low;
+  while (second >= nodes && low > 0) {  // the largest child index below `nodes`, halving the step
+    low >>= 1;
+    second = low == 0 ? -1 : node + low;
+  }
+  return {first, second};
+}
+
+// The children of `node` in tree 0 or 1 of the double binary tree (see tree_parent below).
+std::array<long, 2> tree_children(long node, long nodes, int tree) {
+  if (tree == 0) return btree_children(node, nodes);
+  const bool mirror = nodes % 2 == 0;
+  const long image = mirror ? nodes - 1 - node : (node - 1 + nodes) % nodes;
+  std::array<long, 2> out = btree_children(image, nodes);
+  for (long& k : out) {
+    if (k >= 0) k = mirror ? nodes - 1 - k : (k + 1) % nodes;
+  }
+  return out;
+}
+
+// The parent of `node` in tree 0 or 1 of NCCL's double binary tree (ncclGetDtree): the second
+// tree mirrors the first where the node count is even and shifts it by one where it is odd, so
+// that a node interior in one tree is a leaf in the other.
 long tree_parent(long node, long nodes, int tree) {
-  if (tree == 0) return node == 0 ? -1 : (node - 1) / 2;
-  const long m = nodes - 1 - node;  // the second tree mirrors the first
-  return m == 0 ? -1 : nodes - 1 - (m - 1) / 2;
+  if (tree == 0) return btree_parent(node, nodes);
+  if (nodes % 2 == 0) {
+    const long up = btree_parent(nodes - 1 - node, nodes);
+    return up < 0 ? -1 : nodes - 1 - up;
+  }
+  const long up = btree_parent((node - 1 + nodes) % nodes, nodes);
+  return up < 0 ? -1 : (up + 1) % nodes;
 }
 
 }  // namespace
@@ -90,10 +143,14 @@ void emit_tree(const Communicator& c, double size, bool chains, Emitter& e) {
   const long only = e.only_node();
   for (int ch = 0; ch < nch; ++ch) {
     const int head = (ch * p / nch) % p;
-    for (long k = 0; k < c.nodes(); ++k) {
-      // For one node's edges: the node itself and its children in this channel's tree (their
-      // uplinks end on it); its own uplink is emitted with it.
-      if (only >= 0 && k != only && tree_parent(k, c.nodes(), ch % 2) != only) continue;
+    // For one node's edges: the node itself and its children in this channel's tree (their
+    // uplinks end on it); its own uplink is emitted with it.
+    const std::array<long, 2> children = only >= 0 ? tree_children(only, c.nodes(), ch % 2) : std::array<long, 2>{};
+    const std::array<long, 3> one_node{only, children[0], children[1]};
+    const long count = only >= 0 ? 3 : c.nodes();
+    for (long i = 0; i < count; ++i) {
+      const long k = only >= 0 ? one_node[static_cast<std::size_t>(i)] : i;
+      if (k < 0) continue;
       const long base = k * p;
       if (chains) {
         for (int j = 0; j + 1 < p; ++j) {
@@ -111,6 +168,30 @@ void emit_tree(const Communicator& c, double size, bool chains, Emitter& e) {
       }
     }
   }
+}
+
+long busiest_tree_leaf_node(const Communicator& c, const std::function<long(long)>& leaf_of) {
+  const long n = c.nodes();
+  std::vector<long> leaf(static_cast<std::size_t>(n));
+  for (long k = 0; k < n; ++k) leaf[static_cast<std::size_t>(k)] = leaf_of(k);
+  std::unordered_map<long, long> crossings;
+  long best = 0;
+  long most = -1;
+  for (long k = 0; k < n; ++k) {
+    for (int tree = 0; tree < 2; ++tree) {
+      const long parent = tree_parent(k, n, tree);
+      const long a = leaf[static_cast<std::size_t>(k)];
+      if (parent < 0 || leaf[static_cast<std::size_t>(parent)] == a) continue;
+      for (const long l : {a, leaf[static_cast<std::size_t>(parent)]}) {
+        const long count = ++crossings[l];
+        if (count > most) {
+          most = count;
+          best = l == a ? k : parent;
+        }
+      }
+    }
+  }
+  return best;
 }
 
 void emit_nvls(const Communicator& c, double size, Emitter& e) {

@@ -3,6 +3,8 @@
 // but all_reduce of Hierarchical and point-to-point), the double binary tree between nodes
 // (Tree, NVLSTree), the reduction through the NVSwitch (NVLS, NVLSTree, CollNetDirect) and
 // CollNet's legs between each NIC's head GPU and its SHARP switch.
+#include <functional>
+
 #include "comm/algorithms/emitter.hpp"
 #include "comm/collective.hpp"
 
@@ -13,6 +15,11 @@ void emit_ring(const Communicator& c, Op op, double size, long root, Emitter& e)
 // Double binary tree between nodes (reduce up, broadcast down), with a chain through each
 // node's ranks unless `chains` is false (NVLS does the intra-node part).
 void emit_tree(const Communicator& c, double size, bool chains, Emitter& e);
+// A node of the double binary tree with the most tree edges (the closed form's representative).
+inline long representative_tree_node(long nodes) { return nodes >= 3 ? 2 : 0; }
+// A node of the leaf (by `leaf_of`, a communicator node's leaf switch) that the most tree edges
+// cross: the leaf whose uplinks the double binary tree loads most.
+long busiest_tree_leaf_node(const Communicator& c, const std::function<long(long)>& leaf_of);
 // Every GPU sends its buffer into the NVSwitch and receives the reduced result back.
 void emit_nvls(const Communicator& c, double size, Emitter& e);
 // Each NIC's head GPU sends its share up to the SHARP switch and receives the reduced share back.

@@ -42,7 +42,8 @@ PipelineShape ll128_across_nodes(const Communicator& c, double size) {
 
 class Tree final : public CollectiveAlgorithm {
 public:
-  constexpr Tree() : CollectiveAlgorithm({.id = Algo::tree, .name = "Tree", .fill_bounded_by_depth = true}) {}
+  constexpr Tree()
+      : CollectiveAlgorithm({.id = Algo::tree, .name = "Tree", .fill_bounded_by_depth = true, .nodes_alike = false}) {}
 
   [[nodiscard]] bool available(const Communicator& /*c*/, Op op, bool /*nvls_type*/) const override {
     return op == Op::all_reduce;
@@ -79,9 +80,9 @@ public:
   }
 
   [[nodiscard]] long representative_node(const Communicator& c) const override {
-    // Node 1 is interior in the first tree (a parent and two children) and a leaf in the second:
-    // the most tree edges any node has.
-    return c.nodes() >= 4 ? 1 : 0;
+    // Node 2 is interior in NCCL's first tree (a parent and two children from 4 nodes up) and a
+    // leaf in the second: the most tree edges any node has (with 3 nodes, a chain's middle).
+    return representative_tree_node(c.nodes());
   }
   void emit(const Communicator& c, Op /*op*/, double size, const PatternScope& /*scope*/, Emitter& e) const override {
     emit_tree(c, size, true, e);
