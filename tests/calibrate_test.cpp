@@ -56,7 +56,10 @@ double fitted(const Calibration& c, const std::string& name) {
 TEST(Calibrate, SyntheticLogsGiveBackTheParametersTheyWereMadeWith) {
   const auto t = preset("dgx-a100", two_nodes());
   comm::NcclParams truth = comm::nccl_params();
-  truth.nvlink_efficiency[3] = 0.70;
+  // Low enough that NVLink binds some of these sizes: on 2 DGX A100 the HDR NICs bind the
+  // rings and NCCL's per-channel tree ceilings the trees, so at 0.7 no size shows NVLink's
+  // efficiency and any value from 0.6 up fits the logs equally well.
+  truth.nvlink_efficiency[3] = 0.50;
   truth.network_efficiency = 0.75;
   truth.launch_overhead_us = 4.0;
   const std::vector<NcclTestsLog> logs = {
@@ -64,7 +67,7 @@ TEST(Calibrate, SyntheticLogsGiveBackTheParametersTheyWereMadeWith) {
       parse_nccl_tests_log(synthetic_log(t, comm::Op::all_gather, truth), "ag.log", "")};
   EXPECT_EQ(logs[0].op, "all_reduce");
   const auto cal = calibrate(t, 0, {}, logs, comm::nccl_params());
-  EXPECT_NEAR(fitted(cal, "nvlink_efficiency"), 0.70, 0.01);
+  EXPECT_NEAR(fitted(cal, "nvlink_efficiency"), 0.50, 0.01);
   EXPECT_NEAR(fitted(cal, "network_efficiency"), 0.75, 0.01);
   EXPECT_NEAR(fitted(cal, "launch_overhead_us"), 4.0, 0.2);
   for (const auto& f : cal.files) {
@@ -73,7 +76,7 @@ TEST(Calibrate, SyntheticLogsGiveBackTheParametersTheyWereMadeWith) {
   }
   // The overlay reads back to the same parameters.
   const auto back = apply_calibration(calibration_yaml(cal), "cal.yaml", comm::nccl_params());
-  EXPECT_NEAR(back.nvlink_efficiency.at(3), 0.70, 0.01);
+  EXPECT_NEAR(back.nvlink_efficiency.at(3), 0.50, 0.01);
   ASSERT_TRUE(back.network_efficiency.has_value());
   EXPECT_NEAR(*back.network_efficiency, 0.75, 0.01);
 }

@@ -264,6 +264,22 @@ TEST(Engines, TreesFollowNcclsDoubleBinaryTreeInBothEngines) {
   }
 }
 
+TEST(Engines, TreesRunNoFasterThanNcclsPerChannelCeiling) {
+  // Together's use3a-ss B200 cluster measures forced Tree all_reduce at 16 GiB at 335 GB/s busbw
+  // on 2 nodes and 191-194 from 4 to 46 nodes, against ~650 and ~345 that its NICs would carry:
+  // the tree kernel's own ceiling, NCCL's perChMaxTreeBws (42.8 and 24 GB/s per search channel
+  // on Blackwell, 8 search channels here).
+  for (const long n : {2L, 8L}) {
+    const auto t = preset("dgx-b200", nodes(n));
+    const Communicator c(t, 0);
+    const auto r = run(c, Op::all_reduce, 16.0 * (1 << 30), Algo::tree, Proto::simple);
+    const double per_channel = n == 2 ? 42.8 : 24.0;
+    const double ceiling = 0.5 * 8 * per_channel * 2.0 * (c.ranks() - 1) / c.ranks();  // as busbw
+    EXPECT_LE(r.busbw_GBps, ceiling * 1.001) << n << " nodes";
+    EXPECT_GE(r.busbw_GBps, ceiling * 0.97) << n << " nodes";
+  }
+}
+
 TEST(Tuner, CapsPerChannelFiguresByTheSearchGraphsChannels) {
   // NCCL multiplies its per-channel caps by graphs[a]->nChannels, the searched channels, which
   // ncclTopoPostset then duplicates: on 2 DGX A100 (8 HDR NICs, 16 channels run) Tree's

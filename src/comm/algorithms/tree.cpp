@@ -73,7 +73,23 @@ public:
     // runs of that shape show no such shortfall (NVIDIA/nccl-tests #232: 2 nodes x 1 H100,
     // forced Tree, 39.9 GB/s at 16 MiB and 41.3 at 32 MiB, where the factor is 0.7), so the
     // time here leaves it out. NCCL's own tuner keeps it (nccl_bw_correction), as NCCL does.
-    if (op != Op::all_reduce || c.ranks_per_node() == 1) return;
+    if (op != Op::all_reduce) return;
+    // NCCL's measured ceiling of one tree channel by architecture and node count (tuning.cc's
+    // perChMaxTreeBws and perChMaxTreeLL128Bws, bus bandwidth per channel of its search graph;
+    // LL's cap is the protocol floor already in `w`): the tree kernel's own limit, which the
+    // links' capacities do not show (2-46 B200 nodes measure 191-194 GB/s with Tree at 16 GiB,
+    // 24 GB/s x 8 channels reproduces them within 3%).
+    const auto& t = c.params().tuner;
+    const int g = static_cast<int>(c.gpu_generation());
+    const int ni = nccl_node_index(c);
+    const double per_channel = p == Proto::simple  ? t.tree_cap_GBps[g][ni]
+                               : p == Proto::ll128 ? t.tree_ll128_cap_GBps[g][ni]
+                                                   : 0.0;
+    if (per_channel > 0) {
+      const double algbw = nccl_algbw_ratio(op, c.ranks()) * nccl_graph_channels(channels(c)) * per_channel * 1e9;
+      w.floor = std::max(w.floor, size / algbw);
+    }
+    if (c.ranks_per_node() == 1) return;
     const double correction = nccl_tree_correction(c, p, size);
     w.inflate /= correction;
     w.floor /= correction;
