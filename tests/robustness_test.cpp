@@ -353,6 +353,25 @@ TEST(BadYaml, ControlCharactersAreRefusedAtLoadTime) {
   EXPECT_NO_THROW((void)parse_yaml("a:\tb\r\nc: d\n", "tabs.yaml"));
 }
 
+TEST(BadYaml, EscapesThatDecodeToNonUtf8BytesAreRefusedAtTheirScalar) {
+  // Found by fuzzing (fuzz_validation_paths): yaml-cpp decodes "\_" (YAML's no-break space) in a
+  // double-quoted scalar to the single byte 0xa0, so valid UTF-8 text gave a string that the
+  // JSON report then could not write (an internal error, exit 1).
+  for (const auto& r : yaml_readers()) {
+    SCOPED_TRACE(r.name);
+    const std::string text = "# ok\nnote: \"no\\_break\"\n" + r.base;
+    try {
+      r.read(text, "escape.yaml");
+      ADD_FAILURE() << "no error";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.where().line, 2) << e.what();
+      EXPECT_EQ(e.where().column, 7) << e.what();
+      EXPECT_TRUE(contains(e.what(), "UTF-8")) << e.what();
+    }
+  }
+  EXPECT_NO_THROW((void)parse_yaml("a: \"caf\xc3\xa9 \\u00e9\"\n", "ok.yaml"));  // UTF-8 and \u escapes are fine
+}
+
 TEST(BadYaml, InvalidUtf8ThroughTheCommandLineIsExitTwo) {
   Scratch dir;
   const auto file =

@@ -68,6 +68,33 @@ void require_utf8(const std::string& text, const std::string& file) {
   }
 }
 
+namespace {
+
+// yaml-cpp decodes some escapes of double-quoted scalars to single bytes that are not UTF-8
+// ("\_", YAML's no-break space, becomes the byte 0xa0; "\xe9" the byte 0xe9), so valid text can
+// still give strings that JSON output cannot carry. Every key and scalar is checked after the
+// load, at its own line and column.
+void require_utf8_scalars(const YAML::Node& node, const std::string& file) {
+  if (node.IsScalar()) {
+    if (invalid_utf8_at(node.Scalar()) != std::string_view::npos) {
+      throw InputError({file, node.Mark().line + 1, node.Mark().column + 1}, "",
+                       "a quoted escape here decodes to bytes that are not UTF-8",
+                       "text without \\_ or \\x80-\\xff escapes (write the character itself)");
+    }
+    return;
+  }
+  if (node.IsSequence()) {
+    for (const auto& item : node) require_utf8_scalars(item, file);
+  } else if (node.IsMap()) {
+    for (const auto& kv : node) {
+      require_utf8_scalars(kv.first, file);
+      require_utf8_scalars(kv.second, file);
+    }
+  }
+}
+
+}  // namespace
+
 YAML::Node parse_yaml(const std::string& text, const std::string& file) {
   auto where = [&](std::size_t at) { return location_of(text, file, at); };
   require_utf8(text, file);
@@ -83,7 +110,9 @@ YAML::Node parse_yaml(const std::string& text, const std::string& file) {
                      "printable text, tabs and line breaks");
   }
   try {
-    return YAML::Load(text);
+    YAML::Node root = YAML::Load(text);
+    require_utf8_scalars(root, file);
+    return root;
   } catch (const YAML::Exception& e) {
     // yaml-cpp quotes one byte of the offending character ("unknown escape character: \xe5" of
     // a multi-byte one): escape what is not UTF-8, so the message stays printable as JSON.
