@@ -58,21 +58,21 @@ double closed_form_phase(const Communicator& c, Op op, Algo algo, double size, d
     std::optional<topo::LinkId> leaf_bundle;
     std::optional<topo::LinkId> pod_bundle;
   };
-  // A link's part in the fabric terms: 0 not a bundle, 1 a bundle going down, 2 up out of a
-  // leaf, 3 up out of a pod.
-  auto classify = [&](topo::LinkId l) -> int {
+  // A link's part in the fabric terms.
+  enum class Part { own_link, down_bundle, up_out_of_leaf, up_out_of_pod };
+  auto part_of = [&](topo::LinkId l) {
     const auto& link = g.link(l);
-    if (link.kind != topo::LinkKind::bundle) return 0;
+    if (link.kind != topo::LinkKind::bundle) return Part::own_link;
     const bool core = g.device(link.dst).tier == 3;
     const bool upward = g.device(link.src).kind == topo::DeviceKind::net_switch || core;
-    if (!upward) return 1;
-    return core ? 3 : 2;
+    if (!upward) return Part::down_bundle;
+    return core ? Part::up_out_of_pod : Part::up_out_of_leaf;
   };
-  auto add_leaving = [&](topo::LinkId l, int kind, double bytes, Leaving& out) {
-    if (kind == 3) {
+  auto add_leaving = [](topo::LinkId l, Part part, double bytes, Leaving& out) {
+    if (part == Part::up_out_of_pod) {
       out.pod += bytes;
       out.pod_bundle = l;
-    } else if (kind == 2) {
+    } else if (part == Part::up_out_of_leaf) {
       out.leaf += bytes;
       out.leaf_bundle = l;
     }
@@ -90,9 +90,9 @@ double closed_form_phase(const Communicator& c, Op op, Algo algo, double size, d
                [&](std::span<const topo::LinkId> path, double bytes) {
                  const bool from_node = !path.empty() && g.device(g.link(path.front()).src).node == cluster_node;
                  for (const auto l : path) {
-                   const int kind = classify(l);
-                   if (kind != 0) {
-                     if (from_node) add_leaving(l, kind, bytes, leaving);
+                   const Part part = part_of(l);
+                   if (part != Part::own_link) {
+                     if (from_node) add_leaving(l, part, bytes, leaving);
                      continue;
                    }
                    auto [it, fresh] = load.try_emplace(l, 0.0);
@@ -134,13 +134,13 @@ double closed_form_phase(const Communicator& c, Op op, Algo algo, double size, d
       Leaving sum;
       long in_leaf = 0;
       for (long k = 0; k < c.nodes(); ++k) {
+        if (leaf_of(k) != leaf) continue;
         const long ck = c.cluster_node(k);
-        if (f->leaf_of(ck, 0) != leaf) continue;
         ++in_leaf;
         emit_pattern(c, op, algo, size, inflate, PatternScope{k, phase, root, nullptr},
                      [&](std::span<const topo::LinkId> path, double bytes) {
                        if (path.empty() || g.device(g.link(path.front()).src).node != ck) return;
-                       for (const auto l : path) add_leaving(l, classify(l), bytes, sum);
+                       for (const auto l : path) add_leaving(l, part_of(l), bytes, sum);
                      });
       }
       leaf_out = sum.leaf * leaf_share;
