@@ -101,6 +101,28 @@ TEST(Catalog, EmptySourceIsRejected) {
   EXPECT_NE(msg.find("source"), std::string::npos) << msg;
 }
 
+TEST(Catalog, SharpSwitchesStateTheirAggregationRate) {
+  // A SHARP switch without its aggregation rate would price CollNet at the port's RDMA rate;
+  // a rate on a switch without SHARP would be silently ignored. Both are refused at the entry.
+  const std::string sw =
+      "switches:\n  - {name: s, family: infiniband, radix: 8, port_rate_Gbps: 100, latency_ns: 100, ";
+  hw::Catalog c;
+  const std::string missing = input_error([&] { c.load_text(sw + "sharp: true, source: x}\n", "s.yaml"); });
+  EXPECT_NE(missing.find("s.yaml:2"), std::string::npos) << missing;
+  EXPECT_NE(missing.find("sharp_efficiency"), std::string::npos) << missing;
+  const std::string stray = input_error([&] { c.load_text(sw + "sharp_efficiency: 0.7, source: x}\n", "s.yaml"); });
+  EXPECT_NE(stray.find("sharp: true"), std::string::npos) << stray;
+  const std::string above =
+      input_error([&] { c.load_text(sw + "sharp: true, sharp_efficiency: 1.5, source: x}\n", "s.yaml"); });
+  EXPECT_NE(above.find("sharp_efficiency"), std::string::npos) << above;
+  const hw::Catalog builtin = hw::Catalog::builtin();
+  for (const auto& [name, s] : builtin.switches()) {
+    if (s.sharp) {
+      EXPECT_GT(s.sharp_efficiency, 0.0) << name;
+    }
+  }
+}
+
 TEST(Catalog, SyntaxErrorNamesTheLine) {
   hw::Catalog c;
   const std::string msg = input_error([&] { c.load_text("gpus:\n  - name: [x\n", "bad.yaml"); });

@@ -182,6 +182,25 @@ TEST(CollNet, ChainRunsThroughTheNodesRanksNotNvls) {
             0.8 * expected);
 }
 
+TEST(CollNet, SharpPortsRunAtTheSwitchsAggregationRate) {
+  // On 2 x 8 B200 over NDR the chain's NVLink legs are fast (8/14 of one GPU's NVLink5 rate is
+  // ~430 GB/s algbw); the NICs carry each node's share once, up to the switch and back, at the
+  // rate SHARP aggregates (Quantum-2: 0.705 of the 50 GB/s port), not at the 0.95 that RDMA
+  // reaches on the same port.
+  const auto t = preset("dgx-b200", nodes(2));
+  const Communicator c(t, 0);
+  ASSERT_TRUE(c.sharp_capable());
+  const double sharp = t.network_switch().sharp_efficiency;
+  ASSERT_GT(sharp, 0.0);
+  ASSERT_LT(sharp, t.network().efficiency);
+  const double size = 16.0 * (1 << 30);
+  const double expected = size / (t.node().nics() * t.network().data_rate.value() * sharp);
+  for (const Engine e : {Engine::flow, Engine::analytic}) {
+    const double data = data_time(c, Op::all_reduce, Algo::collnet_chain, Proto::simple, size, e).value();
+    EXPECT_NEAR(data / expected, 1.0, 0.02) << to_string(e);
+  }
+}
+
 TEST(Protocols, EfaV1LeavesOnlySimpleAcrossNodes) {
   // aws-ofi-nccl sets NCCL_PROTO=simple on EFA v1 (p3dn, p4d): across nodes every candidate is
   // Simple; inside one node NCCL keeps LL and LL128.

@@ -95,7 +95,9 @@ TEST(CollectiveValidation, RowsAreCitedAndCoverTheSizeBands) {
 // node and multi-node, and <= 64 KiB at most 20%. All are met but >= 64 MiB across nodes, which
 // holds a regression bound: 10.2% on 2026-12-03, then 11.6% once ten rows of Together's
 // use3a-ss report came in (Tree, NVLSTree, CollNet/SHARP and NCCL's own choice on 2 and 32 B200
-// nodes; the model misses NVLSTree and SHARP beyond 2 nodes by a third, see the README).
+// nodes; the model missed NVLSTree and SHARP beyond 2 nodes by a third, see the README), then
+// 10.2% once SHARP ports ran at the switch's cited aggregation rate (the catalog's
+// sharp_efficiency) instead of the port's RDMA rate.
 // The off-path set (clouds, HPC centres, workstations) is far from any target; its bounds only
 // keep it from getting worse (every row it misses by more than 50% says why:
 // KnownMissesAreExactlyTheRowsBeyondTheBound). Its >= 64 MiB bound rose from 0.65 to 0.66 when
@@ -108,7 +110,7 @@ TEST(CollectiveValidation, ErrorStaysWithinTheIssuesTargets) {
   EXPECT_LE(mape.at(">=64MiB"), 0.10);
   EXPECT_LT(mape.at(">=64MiB single node"), 0.09);
   EXPECT_LE(mape.at(">=64MiB single node"), 0.10);
-  EXPECT_LT(mape.at(">=64MiB multi-node"), 0.12);
+  EXPECT_LT(mape.at(">=64MiB multi-node"), 0.105);
   EXPECT_LE(mape.at("64KiB-64MiB"), 0.15);
   EXPECT_LE(mape.at("64KiB-64MiB single node"), 0.15);
   EXPECT_LE(mape.at("64KiB-64MiB multi-node"), 0.15);

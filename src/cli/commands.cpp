@@ -126,7 +126,7 @@ std::string catalog_output(const hw::Catalog& c, const std::string& format) {
     for (const auto& [name, s] : c.switches()) {
       t.add_row({name, "switch",
                  fmt::format("{} x {:g} Gb/s, {:g} ns{}", s.radix, in_Gbps(s.port_rate), in_ns(s.latency),
-                             s.sharp ? ", SHARP" : ""),
+                             s.sharp ? fmt::format(", SHARP at {:g} of the port", s.sharp_efficiency) : ""),
                  s.source});
     }
     for (const auto& [name, s] : c.storages()) {

@@ -165,6 +165,10 @@ SwitchSpec parse_switch(const Fields& f) {
   s.port_rate = gigabits_per_second(f.positive("port_rate_Gbps"));
   s.latency = nanoseconds(f.positive("latency_ns"));
   s.sharp = f.flag_or("sharp", false);
+  if (s.sharp)
+    s.sharp_efficiency = f.fraction("sharp_efficiency");
+  else if (f.has("sharp_efficiency"))
+    f.fail("sharp_efficiency", "is only meaningful with sharp: true", "remove it, or set sharp: true");
   s.source = source_of(f);
   s.note = f.text_or("note", "");
   return s;
@@ -333,7 +337,8 @@ void Catalog::load_text(const std::string& text, const std::string& file) {
                 "source", "note"},
                nics_, origin_, parse_nic);
   load_section(root, "switches", file,
-               {"name", "display_name", "family", "radix", "port_rate_Gbps", "latency_ns", "sharp", "source", "note"},
+               {"name", "display_name", "family", "radix", "port_rate_Gbps", "latency_ns", "sharp", "sharp_efficiency",
+                "source", "note"},
                switches_, origin_, parse_switch);
   load_section(root, "storage", file,
                {"name", "kind", "read_GBps", "write_GBps", "interface", "latency_us", "source", "note"}, storage_,

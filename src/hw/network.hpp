@@ -57,6 +57,10 @@ struct SwitchSpec {
   Bandwidth port_rate;
   Seconds latency;
   bool sharp = false;
+  // SHARP's sustained aggregation rate per port, as a fraction of the port's data rate: NCCL's
+  // CollNet moves each node's share through the switch's reduction trees, which sustain less
+  // than point-to-point RDMA on the same port. 0 where the switch has no SHARP.
+  double sharp_efficiency = 0;
   std::string source;
   std::string note;
 };

@@ -230,19 +230,22 @@ void emit_collnet_nics(const Communicator& c, double size, Emitter& e) {
   int used = 0;
   for (int g : nic_gpu) used += g >= 0 ? 1 : 0;
   const double share = size / std::max(1, used);
+  // The port runs at SHARP's aggregation rate, below the point-to-point rate its link is priced
+  // at: its share costs the port the link's efficiency over SHARP's, in link time.
+  const double sharp = t.network_switch().sharp_efficiency;
+  const double port_cost = sharp > 0 ? std::max(1.0, t.network().efficiency / sharp) : 1.0;
   for (long k = 0; k < c.nodes(); ++k) {
     for (int nic = 0; nic < t.node().nics(); ++nic) {
       const int g = nic_gpu[static_cast<std::size_t>(nic)];
       if (g < 0) continue;
       const long gpu = c.gpu_of(k * p + g);
       const long node = c.cluster_node(k);
-      std::vector<topo::LinkId> up = t.route_gpu_to_nic(gpu, nic).links;
-      up.push_back(t.fabric()->nic_uplink(node, nic));
-      e.raw(k, up, share);
-      std::vector<topo::LinkId> down{t.fabric()->nic_uplink(node, nic) + 1};
-      const auto tail = t.route_nic_to_gpu(nic, gpu).links;
-      down.insert(down.end(), tail.begin(), tail.end());
-      e.raw(k, down, share);
+      const topo::LinkId uplink = t.fabric()->nic_uplink(node, nic);
+      e.raw(k, t.route_gpu_to_nic(gpu, nic).links, share);
+      e.raw(k, std::span(&uplink, 1), share * port_cost);
+      const topo::LinkId downlink = uplink + 1;
+      e.raw(k, std::span(&downlink, 1), share * port_cost);
+      e.raw(k, t.route_nic_to_gpu(nic, gpu).links, share);
     }
   }
 }
