@@ -172,6 +172,19 @@ TEST(Trace, ReadsThePaiFormatAndNamesBadRows) {
             std::string::npos);
 }
 
+TEST(Trace, MigProfilesCountAtMostSevenSlices) {
+  // Found by fuzz_job_trace: a slice count of 19 digits overflowed int (undefined behaviour)
+  // instead of being refused as no profile. A GPU has at most 7 compute slices.
+  EXPECT_EQ(mig_milli("7g.80gb"), 1000);
+  EXPECT_EQ(mig_milli("1g.10gb"), 143);
+  EXPECT_EQ(mig_milli("8g.80gb"), 0);
+  EXPECT_EQ(mig_milli("9223372036854775807g.10gb"), 0);
+  const std::string e = test::input_error(
+      [] { parse_trace(parse_csv("name,submit,duration,mig\na,0,1,9223372036854775807g.10gb\n", "j.csv"), false); });
+  EXPECT_NE(e.find("j.csv:2"), std::string::npos) << e;
+  EXPECT_NE(e.find("mig"), std::string::npos) << e;
+}
+
 TEST(Trace, GenericFormatAndNodeLists) {
   const auto t = parse_trace(parse_csv("name,submit,duration,gpus,pods,gpu_milli,mig\n"
                                        "a,0,100,8,4,,\nb,5,10,,,250,\nc,6,10,,,,3g.40gb\n",

@@ -16,11 +16,13 @@ std::atomic<std::uint64_t> stamps{0};
 }
 
 int mig_milli(const std::string& profile) {
-  // "3g.40gb" -> 3 compute slices of 7.
+  // "3g.40gb" -> 3 compute slices of 7. A GPU has at most 7, so a longer count is no profile
+  // (0), and stopping there keeps a trace's digits from overflowing (found by fuzz_job_trace).
   int slices = 0;
   for (char c : profile) {
     if (c < '0' || c > '9') break;
     slices = slices * 10 + (c - '0');
+    if (slices > 7) return 0;
   }
   return static_cast<int>((slices * 1000 + 3) / 7);
 }
