@@ -1,10 +1,12 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
 #include "comm/algorithm.hpp"
 #include "comm/model.hpp"
+#include "comm/nccl_config.hpp"
 #include "comm/nccl_params.hpp"
 #include "comm/pattern.hpp"
 #include "test_support.hpp"
@@ -199,6 +201,70 @@ TEST(CollNet, SharpPortsRunAtTheSwitchsAggregationRate) {
     const double data = data_time(c, Op::all_reduce, Algo::collnet_chain, Proto::simple, size, e).value();
     EXPECT_NEAR(data / expected, 1.0, 0.02) << to_string(e);
   }
+}
+
+TEST(CollNet, DirectAllGatherRunsEachRailThroughItsSwitch) {
+  // One rank per NIC: each NIC sends its rank's block up once and receives the rail's blocks of
+  // every node (its own node's too) from the switch, which replicates them at the port's rate
+  // (nothing is reduced, so SHARP's aggregation rate does not apply). A NIC's downlink carries
+  // size / ranks-per-node whatever the node count.
+  const double size = 16.0 * (1 << 30);
+  std::optional<double> first;
+  for (const long n : {2L, 4L}) {
+    const auto t = preset("dgx-b200", nodes(n));
+    const Communicator c(t, 0);
+    ASSERT_TRUE(algorithm(Algo::collnet_direct).available(c, Op::all_gather, false));
+    const double expected = size / c.ranks_per_node() / (t.network().data_rate.value() * t.network().efficiency);
+    for (const Engine e : {Engine::flow, Engine::analytic}) {
+      const double data = data_time(c, Op::all_gather, Algo::collnet_direct, Proto::simple, size, e).value();
+      EXPECT_NEAR(data / expected, 1.0, 0.02) << n << " nodes, " << to_string(e);
+      if (!first) first = data;
+      EXPECT_NEAR(data / *first, 1.0, 0.01) << n << " nodes, " << to_string(e);
+    }
+    // Forced, it runs as itself: all_gather has no type for NVLink SHARP to refuse.
+    const CollectiveResult r = run(c, Op::all_gather, size, Algo::collnet_direct);
+    EXPECT_EQ(r.algo, Algo::collnet_direct);
+    EXPECT_TRUE(r.warnings.empty()) << r.warnings.front();
+    // reduce_scatter reduces in the switch: the rail's partial blocks go up at SHARP's rate.
+    const double rs = data_time(c, Op::reduce_scatter, Algo::collnet_direct, Proto::simple, size, Engine::flow).value();
+    EXPECT_NEAR(rs / expected, t.network().efficiency / t.network_switch().sharp_efficiency, 0.03);
+  }
+}
+
+TEST(CollNet, DirectAllGatherNeedsARankPerNic) {
+  // "AllGather/ReduceScatter requires 1:1 GPU:NIC" (tuning.cc): with 4 NICs for 8 GPUs, NCCL
+  // runs Ring instead and says so; one node has no switch to reduce in.
+  auto o = nodes(2);
+  o.nics_per_node = 4;
+  const auto half = preset("dgx-b200", o);
+  const Communicator c(half, 0);
+  EXPECT_FALSE(algorithm(Algo::collnet_direct).available(c, Op::all_gather, true));
+  const CollectiveResult r = run(c, Op::all_gather, 1 << 30, Algo::collnet_direct);
+  EXPECT_EQ(r.algo, Algo::ring);
+  ASSERT_FALSE(r.warnings.empty());
+  EXPECT_NE(r.warnings.front().find("falls back to Ring"), std::string::npos) << r.warnings.front();
+  EXPECT_FALSE(algorithm(Algo::collnet_direct).available(Communicator(preset("dgx-b200"), 0), Op::all_gather, true));
+  EXPECT_FALSE(
+      algorithm(Algo::collnet_direct).available(Communicator(preset("dgx-b200", nodes(2)), 0), Op::alltoall, true));
+}
+
+TEST(CollNet, TunedInOnlyWithCollnetEnable) {
+  // NCCL_COLLNET_ENABLE=0 by default: no CollNet candidate at any size. With it set, NCCL's
+  // tuner weighs CollNet against the rest, with its own figures.
+  const auto t = preset("dgx-b200", nodes(4));
+  auto has_collnet = [](const std::vector<std::pair<Algo, Proto>>& cands) {
+    return std::any_of(cands.begin(), cands.end(), [](const auto& ap) {
+      return ap.first == Algo::collnet_direct || ap.first == Algo::collnet_chain;
+    });
+  };
+  for (const Op op : {Op::all_reduce, Op::all_gather, Op::reduce_scatter}) {
+    EXPECT_FALSE(has_collnet(candidates(Communicator(t, 0), op))) << to_string(op);
+    NcclConfig env;
+    apply_nccl_assignment(env, "NCCL_COLLNET_ENABLE=1", nullptr);
+    EXPECT_TRUE(has_collnet(candidates(Communicator(t, 0, env), op))) << to_string(op);
+  }
+  NcclConfig env;
+  EXPECT_THROW(apply_nccl_assignment(env, "NCCL_COLLNET_ENABLE=maybe", nullptr), gf::InputError);
 }
 
 TEST(Protocols, EfaV1LeavesOnlySimpleAcrossNodes) {

@@ -72,7 +72,8 @@ void CollectiveOptions::add_to(CLI::App& app) {
   app.add_option("--engine", engine, "flow | analytic | auto (flow up to 256 ranks)");
   app.add_option("--env", env,
                  "NCCL environment of the run, NAME=VALUE, repeatable: NCCL_P2P_LEVEL, NCCL_P2P_DISABLE, "
-                 "NCCL_NET_GDR_LEVEL, NCCL_IB_DISABLE, NCCL_SHM_DISABLE, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS, "
+                 "NCCL_NET_GDR_LEVEL, NCCL_IB_DISABLE, NCCL_SHM_DISABLE, NCCL_PXN_DISABLE, NCCL_NVLS_ENABLE, "
+                 "NCCL_COLLNET_ENABLE, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS, "
                  "NCCL_BUFFSIZE, NCCL_NVLS_CHUNKSIZE, NCCL_NVLSTREE_MAX_CHUNKSIZE, NCCL_ALLOC_P2P_NET_LL_BUFFERS, "
                  "NCCL_NET_SHARED_BUFFERS, NCCL_SOCKET_NTHREADS, NCCL_NSOCKS_PERTHREAD, NCCL_ALGO, NCCL_PROTO");
   app.add_option("--format", format, "table | json | csv");

@@ -218,9 +218,10 @@ bool nvls_supports(const std::string& dtype, const std::string& redop) {
 std::vector<std::pair<Algo, Proto>> candidates(const Communicator& c, Op op, bool nvls_type) {
   std::vector<std::pair<Algo, Proto>> out;
   for (const auto* a : all_algorithms()) {
-    // Like NCCL (NCCL_COLLNET_ENABLE=0 by default), CollNet runs only when asked for, and so do
-    // gpufabric's own algorithms.
-    if (!a->traits().tuned_by_default || !a->available(c, op, nvls_type)) continue;
+    // Like NCCL (NCCL_COLLNET_ENABLE=0 by default), CollNet runs only when asked for, and
+    // gpufabric's own algorithms only when forced.
+    const bool tuned = a->traits().tuned_by_default || (a->traits().collnet && c.env().collnet_enable);
+    if (!tuned || !a->available(c, op, nvls_type)) continue;
     for (int p = 0; p < kProtoCount; ++p) {
       if (proto_available(c, a->id(), static_cast<Proto>(p))) out.push_back({a->id(), static_cast<Proto>(p)});
     }
@@ -412,7 +413,9 @@ CollectiveResult predict(const Communicator& c, const CollectiveRequest& req) {
     const CollectiveAlgorithm& forced = algorithm(a);
     forced.check_hardware(c);  // an InputError where the hardware cannot run it at all
     const bool nvls_type = nvls_supports(req.dtype, req.redop);
-    if (forced.traits().needs_nvls_type && !nvls_type && forced.available(c, req.op, true)) {
+    // (Only where the type decides: CollNetDirect's all_gather reduces nothing through NVLS.)
+    if (forced.traits().needs_nvls_type && !nvls_type && forced.available(c, req.op, true) &&
+        !forced.available(c, req.op, false)) {
       r.warnings.push_back(fmt::format("NVLink SHARP cannot reduce {} with {}; NCCL_ALGO={} falls back to Ring",
                                        req.dtype, req.redop, to_string(a)));
       algo = Algo::ring;

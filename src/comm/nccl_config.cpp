@@ -109,6 +109,8 @@ void apply_nccl_variable(NcclConfig& cfg, const std::string& name, const std::st
     cfg.pxn_disable = parse_int(value, 0, 2, where, field, name) == 0;
   } else if (name == "NCCL_NVLS_ENABLE") {
     cfg.nvls_disable = !parse_bool(value, where, field, name);
+  } else if (name == "NCCL_COLLNET_ENABLE") {
+    cfg.collnet_enable = parse_bool(value, where, field, name);
   } else if (name == "NCCL_MIN_NCHANNELS" || name == "NCCL_MIN_NRINGS") {
     cfg.min_channels = static_cast<int>(parse_int(value, 1, 64, where, field, name));
   } else if (name == "NCCL_MAX_NCHANNELS" || name == "NCCL_MAX_NRINGS") {
@@ -149,7 +151,8 @@ void apply_nccl_variable(NcclConfig& cfg, const std::string& name, const std::st
   } else {
     throw InputError(where, field, fmt::format("'{}' is not an NCCL variable", name),
                      "NCCL_P2P_LEVEL, NCCL_P2P_DISABLE, NCCL_NET_GDR_LEVEL, NCCL_IB_DISABLE, NCCL_SHM_DISABLE, "
-                     "NCCL_PXN_DISABLE, NCCL_P2P_PXN_LEVEL, NCCL_NVLS_ENABLE, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS, "
+                     "NCCL_PXN_DISABLE, NCCL_P2P_PXN_LEVEL, NCCL_NVLS_ENABLE, NCCL_COLLNET_ENABLE, NCCL_MIN_NCHANNELS, "
+                     "NCCL_MAX_NCHANNELS, "
                      "NCCL_BUFFSIZE, NCCL_NVLS_CHUNKSIZE, NCCL_NVLSTREE_MAX_CHUNKSIZE, NCCL_P2P_NET_CHUNKSIZE, "
                      "NCCL_ALLOC_P2P_NET_LL_BUFFERS, "
                      "NCCL_NET_SHARED_BUFFERS, NCCL_SOCKET_NTHREADS, "
@@ -180,6 +183,7 @@ std::vector<std::string> NcclConfig::describe() const {
   if (shm_disable) out.emplace_back("NCCL_SHM_DISABLE=1");
   if (pxn_disable) out.emplace_back("NCCL_PXN_DISABLE=1");
   if (nvls_disable) out.emplace_back("NCCL_NVLS_ENABLE=0");
+  if (collnet_enable) out.emplace_back("NCCL_COLLNET_ENABLE=1");
   if (min_channels > 0) out.push_back(fmt::format("NCCL_MIN_NCHANNELS={}", min_channels));
   if (max_channels > 0) out.push_back(fmt::format("NCCL_MAX_NCHANNELS={}", max_channels));
   if (buffsize > 0) out.push_back(fmt::format("NCCL_BUFFSIZE={}", static_cast<long>(buffsize)));

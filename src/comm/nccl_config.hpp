@@ -25,6 +25,7 @@ struct NcclConfig {
   bool shm_disable = false;                // NCCL_SHM_DISABLE=1
   bool pxn_disable = false;                // NCCL_PXN_DISABLE=1 (or NCCL_P2P_PXN_LEVEL=0)
   bool nvls_disable = false;               // NCCL_NVLS_ENABLE=0
+  bool collnet_enable = false;             // NCCL_COLLNET_ENABLE=1: the tuner considers CollNet (SHARP)
   int min_channels = 0;                    // NCCL_MIN_NCHANNELS (0: unset)
   int max_channels = 0;                    // NCCL_MAX_NCHANNELS (0: unset)
   double buffsize = 0;                     // NCCL_BUFFSIZE bytes (0: NCCL's 4 MiB)

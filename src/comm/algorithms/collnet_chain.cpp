@@ -22,6 +22,7 @@ public:
       : CollectiveAlgorithm({.id = Algo::collnet_chain,
                              .name = "CollNetChain",
                              .tuned_by_default = false,
+                             .collnet = true,
                              .protocols = proto_bit(Proto::simple),
                              .fill_bounded_by_depth = true}) {}
 

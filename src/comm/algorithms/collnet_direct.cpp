@@ -1,7 +1,12 @@
-// CollNetDirect (SHARP in the network switches): the node reduces internally (through NVLS
-// where the NVSwitch has it, otherwise as a ring reduce-scatter and all-gather), each NIC sends
-// its share up to the switch and receives the reduced share back. all_reduce across nodes,
-// Simple only; NCCL runs it only when asked (NCCL_COLLNET_ENABLE=0 by default).
+// CollNetDirect (SHARP in the network switches). all_reduce: the node reduces internally
+// (through NVLS where the NVSwitch has it, otherwise as a ring reduce-scatter and all-gather),
+// each NIC sends its share up to the switch and receives the reduced share back. all_gather and
+// reduce_scatter (NCCL 2.19 and later, src/device/all_gather.h and reduce_scatter.h): one rank
+// per NIC, each rail's blocks go through its SHARP switch (see emit_collnet_rails). Across nodes
+// of an NVSwitch server, Simple only; NCCL tunes it in only with NCCL_COLLNET_ENABLE=1.
+#include <algorithm>
+#include <vector>
+
 #include "comm/algorithms/algorithms.hpp"
 #include "comm/algorithms/chunk_rules.hpp"
 #include "comm/algorithms/model_terms.hpp"
@@ -21,11 +26,19 @@ public:
                              .name = "CollNetDirect",
                              .alias = "CollNet",
                              .tuned_by_default = false,
+                             .collnet = true,
                              .protocols = proto_bit(Proto::simple),
                              .needs_nvls_type = true}) {}
 
   [[nodiscard]] bool available(const Communicator& c, Op op, bool nvls_type) const override {
-    return op == Op::all_reduce && c.nodes() > 1 && c.sharp_capable() && c.nvls_capable() && nvls_type;
+    if (c.nodes() < 2 || !c.sharp_capable()) return false;
+    if (op == Op::all_reduce) return c.nvls_capable() && nvls_type;
+    if (op != Op::all_gather && op != Op::reduce_scatter) return false;
+    // NCCL (tuning.cc): "AllGather/ReduceScatter requires 1:1 GPU:NIC", every rank a head of its
+    // own NIC; and CollNetDirect needs an NVSwitch in the node (nvsCount == 0 disables it).
+    if (!c.topology().node().has_nvswitch()) return false;
+    const std::vector<int> heads = collnet_heads(c);
+    return std::count_if(heads.begin(), heads.end(), [](int g) { return g >= 0; }) == c.ranks_per_node();
   }
   [[nodiscard]] Proto forced_protocol(const Communicator& /*c*/, Proto /*p*/) const override { return Proto::simple; }
   void check_hardware(const Communicator& c) const override { require_network_sharp(c, id()); }
@@ -40,7 +53,11 @@ public:
     return us;
   }
 
-  void emit(const Communicator& c, Op /*op*/, double size, const PatternScope& /*scope*/, Emitter& e) const override {
+  void emit(const Communicator& c, Op op, double size, const PatternScope& /*scope*/, Emitter& e) const override {
+    if (op == Op::all_gather || op == Op::reduce_scatter) {
+      emit_collnet_rails(c, op, size, e);
+      return;
+    }
     if (c.nvls_capable()) {
       emit_nvls(c, size, e);
     } else {
@@ -77,6 +94,10 @@ public:
       factor -= (factor - 1) / 2;
       bw /= factor;
       if (c.gpu_generation() >= GpuGeneration::hopper) bw *= 0.85;
+    } else {
+      // "ppn * std::min(bwIntra, bwInter * 0.9f)": the rails' network leg at 0.9 of its rate;
+      // the graph's bandwidth here is that leg's (a rail's NVLink writes are p - 1 times wider).
+      bw *= 0.9;
     }
     return bw;
   }

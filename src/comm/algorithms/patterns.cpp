@@ -218,34 +218,77 @@ void emit_nvls(const Communicator& c, double size, Emitter& e) {
   }
 }
 
-void emit_collnet_nics(const Communicator& c, double size, Emitter& e) {
+std::vector<int> collnet_heads(const Communicator& c) {
   const auto& t = c.topology();
-  const int p = c.ranks_per_node();
-  // Each NIC's head: the first of the node's ranks whose nearest NIC it is (by local rank).
   std::vector<int> nic_gpu(static_cast<std::size_t>(t.node().nics()), -1);
-  for (int g = 0; g < p; ++g) {
+  for (int g = 0; g < c.ranks_per_node(); ++g) {
     const int nic = t.node().nic_of_gpu(c.local_gpu(g));
     if (nic >= 0 && nic_gpu[static_cast<std::size_t>(nic)] < 0) nic_gpu[static_cast<std::size_t>(nic)] = g;
   }
+  return nic_gpu;
+}
+
+namespace {
+
+// What a byte costs a switch port that SHARP reduces on: it aggregates below the point-to-point
+// rate the link is priced at, so its share costs the port the link's efficiency over SHARP's.
+double sharp_port_cost(const Communicator& c) {
+  const auto& t = c.topology();
+  const double sharp = t.network_switch().sharp_efficiency;
+  return sharp > 0 ? std::max(1.0, t.network().efficiency / sharp) : 1.0;
+}
+
+// One NIC's four legs to and from its SHARP switch: head GPU to NIC, port up, port down, NIC to
+// head GPU; the port legs in link time (see sharp_port_cost).
+void emit_sharp_legs(const Communicator& c, long k, int nic, int g, double up, double down, double port_cost,
+                     Emitter& e) {
+  const auto& t = c.topology();
+  const int p = c.ranks_per_node();
+  const long gpu = c.gpu_of(k * p + g);
+  const topo::LinkId uplink = t.fabric()->nic_uplink(c.cluster_node(k), nic);
+  const topo::LinkId downlink = uplink + 1;
+  e.raw(k, t.route_gpu_to_nic(gpu, nic).links, up);
+  e.raw(k, std::span(&uplink, 1), up * port_cost);
+  e.raw(k, std::span(&downlink, 1), down * port_cost);
+  e.raw(k, t.route_nic_to_gpu(nic, gpu).links, down);
+}
+
+}  // namespace
+
+void emit_collnet_nics(const Communicator& c, double size, Emitter& e) {
+  const std::vector<int> nic_gpu = collnet_heads(c);
   int used = 0;
   for (int g : nic_gpu) used += g >= 0 ? 1 : 0;
   const double share = size / std::max(1, used);
-  // The port runs at SHARP's aggregation rate, below the point-to-point rate its link is priced
-  // at: its share costs the port the link's efficiency over SHARP's, in link time.
-  const double sharp = t.network_switch().sharp_efficiency;
-  const double port_cost = sharp > 0 ? std::max(1.0, t.network().efficiency / sharp) : 1.0;
+  const double port_cost = sharp_port_cost(c);
   for (long k = 0; k < c.nodes(); ++k) {
-    for (int nic = 0; nic < t.node().nics(); ++nic) {
-      const int g = nic_gpu[static_cast<std::size_t>(nic)];
+    for (std::size_t nic = 0; nic < nic_gpu.size(); ++nic) {
+      if (nic_gpu[nic] >= 0) emit_sharp_legs(c, k, static_cast<int>(nic), nic_gpu[nic], share, share, port_cost, e);
+    }
+  }
+}
+
+void emit_collnet_rails(const Communicator& c, Op op, double size, Emitter& e) {
+  const std::vector<int> nic_gpu = collnet_heads(c);
+  const int p = c.ranks_per_node();
+  const double block = size / static_cast<double>(c.ranks());  // one rank's block
+  const double rail = block * static_cast<double>(c.nodes());  // a rail's blocks, every node's
+  const bool gather = op == Op::all_gather;
+  // all_gather reduces nothing: the switch replicates the blocks at the port's own rate.
+  const double port_cost = gather ? 1.0 : sharp_port_cost(c);
+  for (long k = 0; k < c.nodes(); ++k) {
+    for (std::size_t nic = 0; nic < nic_gpu.size(); ++nic) {
+      const int g = nic_gpu[nic];
       if (g < 0) continue;
-      const long gpu = c.gpu_of(k * p + g);
-      const long node = c.cluster_node(k);
-      const topo::LinkId uplink = t.fabric()->nic_uplink(node, nic);
-      e.raw(k, t.route_gpu_to_nic(gpu, nic).links, share);
-      e.raw(k, std::span(&uplink, 1), share * port_cost);
-      const topo::LinkId downlink = uplink + 1;
-      e.raw(k, std::span(&downlink, 1), share * port_cost);
-      e.raw(k, t.route_nic_to_gpu(nic, gpu).links, share);
+      emit_sharp_legs(c, k, static_cast<int>(nic), g, gather ? block : rail, gather ? rail : block, port_cost, e);
+      for (int j = 0; j < p; ++j) {
+        if (j == g) continue;
+        if (gather) {
+          e.edge(k * p + g, k * p + j, rail);  // the rail's blocks into the node's other ranks
+        } else {
+          e.edge(k * p + j, k * p + g, rail);  // their partial blocks for this rail
+        }
+      }
     }
   }
 }

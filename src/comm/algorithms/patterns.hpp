@@ -4,6 +4,7 @@
 // (Tree, NVLSTree), the reduction through the NVSwitch (NVLS, NVLSTree, CollNetDirect) and
 // CollNet's legs between each NIC's head GPU and its SHARP switch.
 #include <functional>
+#include <vector>
 
 #include "comm/algorithms/emitter.hpp"
 #include "comm/collective.hpp"
@@ -24,5 +25,14 @@ long busiest_tree_leaf_node(const Communicator& c, const std::function<long(long
 void emit_nvls(const Communicator& c, double size, Emitter& e);
 // Each NIC's head GPU sends its share up to the SHARP switch and receives the reduced share back.
 void emit_collnet_nics(const Communicator& c, double size, Emitter& e);
+// The local rank whose NIC each of the node's NICs is (the first by local rank), -1 for a NIC
+// that is no rank's nearest.
+std::vector<int> collnet_heads(const Communicator& c);
+// CollNetDirect's all_gather and reduce_scatter, one rank per NIC (rail): all_gather sends each
+// rank's block up its NIC, the switch multicasts the rail's blocks to every node's NIC of that
+// rail, and the rank writes them into its node's other ranks over NVLink; reduce_scatter reads
+// the node's partial blocks for its rail over NVLink, sends them up to be reduced in the switch
+// and receives its own reduced block back.
+void emit_collnet_rails(const Communicator& c, Op op, double size, Emitter& e);
 
 }  // namespace gf::comm
