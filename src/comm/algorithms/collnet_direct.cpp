@@ -1,7 +1,7 @@
 // CollNetDirect (SHARP in the network switches). all_reduce: the node reduces internally
 // (through NVLS where the NVSwitch has it, otherwise as a ring reduce-scatter and all-gather),
 // each NIC sends its share up to the switch and receives the reduced share back. all_gather and
-// reduce_scatter (NCCL 2.19 and later, src/device/all_gather.h and reduce_scatter.h): one rank
+// reduce_scatter (NCCL 2.20.3 and later, src/device/all_gather.h and reduce_scatter.h): one rank
 // per NIC, each rail's blocks go through its SHARP switch (see emit_collnet_rails). Across nodes
 // of an NVSwitch server, Simple only; NCCL tunes it in only with NCCL_COLLNET_ENABLE=1.
 #include <algorithm>
