@@ -9,6 +9,7 @@
 #include "calib/calibrate.hpp"
 #include "comm/algorithm.hpp"
 #include "comm/model.hpp"
+#include "comm/nccl_config.hpp"
 #include "core/error.hpp"
 #include "core/yaml_fields.hpp"
 #include "report/collective_report.hpp"
@@ -71,11 +72,7 @@ void CollectiveOptions::add_to(CLI::App& app) {
                  "Launch through CUDA graphs (nccl-tests -G N): no per-call launch cost");
   app.add_option("--engine", engine, "flow | analytic | auto (flow up to 256 ranks)");
   app.add_option("--env", env,
-                 "NCCL environment of the run, NAME=VALUE, repeatable: NCCL_P2P_LEVEL, NCCL_P2P_DISABLE, "
-                 "NCCL_NET_GDR_LEVEL, NCCL_IB_DISABLE, NCCL_SHM_DISABLE, NCCL_PXN_DISABLE, NCCL_NVLS_ENABLE, "
-                 "NCCL_COLLNET_ENABLE, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS, "
-                 "NCCL_BUFFSIZE, NCCL_NVLS_CHUNKSIZE, NCCL_NVLSTREE_MAX_CHUNKSIZE, NCCL_ALLOC_P2P_NET_LL_BUFFERS, "
-                 "NCCL_NET_SHARED_BUFFERS, NCCL_SOCKET_NTHREADS, NCCL_NSOCKS_PERTHREAD, NCCL_ALGO, NCCL_PROTO");
+                 std::string("NCCL environment of the run, NAME=VALUE, repeatable: ") + comm::kNcclVariableNames);
   app.add_option("--format", format, "table | json | csv");
 }
 

@@ -49,7 +49,7 @@ struct AlgorithmTraits {
   bool forceable = true;             // --algo / NCCL_ALGO may name it (point-to-point follows the operation)
   bool in_nccl = true;               // NCCL has it (gpufabric's own algorithms run only when forced)
   bool tuned_by_default = true;      // NCCL's tuner considers it when nothing is forced
-  bool collnet = false;              // ... or, where it is false, with NCCL_COLLNET_ENABLE=1 (SHARP)
+  bool collnet = false;              // SHARP: where not tuned by default, tuned with NCCL_COLLNET_ENABLE=1
   ProtoSet protocols = kEveryProto;  // NCCL has a kernel for it with these protocols
   // It reduces through NVLink SHARP: a type SHARP cannot reduce makes a forced run fall back to Ring.
   bool needs_nvls_type = false;

@@ -77,6 +77,13 @@ PathLevel level_of(topo::PathType t) {
   return PathLevel::sys;
 }
 
+const char* const kNcclVariableNames =
+    "NCCL_P2P_LEVEL, NCCL_P2P_DISABLE, NCCL_NET_GDR_LEVEL, NCCL_IB_DISABLE, NCCL_SHM_DISABLE, NCCL_PXN_DISABLE, "
+    "NCCL_P2P_PXN_LEVEL, NCCL_NVLS_ENABLE, NCCL_COLLNET_ENABLE, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS, "
+    "NCCL_BUFFSIZE, NCCL_NVLS_CHUNKSIZE, NCCL_NVLSTREE_MAX_CHUNKSIZE, NCCL_P2P_NET_CHUNKSIZE, "
+    "NCCL_ALLOC_P2P_NET_LL_BUFFERS, NCCL_NET_SHARED_BUFFERS, NCCL_SOCKET_NTHREADS, NCCL_NSOCKS_PERTHREAD, NCCL_ALGO, "
+    "NCCL_PROTO";
+
 bool sets(const NcclConfig& cfg, const std::string& name) {
   return std::find(cfg.names.begin(), cfg.names.end(), name) != cfg.names.end();
 }
@@ -149,14 +156,7 @@ void apply_nccl_variable(NcclConfig& cfg, const std::string& name, const std::st
     if (ignored != nullptr) ignored->push_back(name);
     return;  // not modelled: not one of the variables set
   } else {
-    throw InputError(where, field, fmt::format("'{}' is not an NCCL variable", name),
-                     "NCCL_P2P_LEVEL, NCCL_P2P_DISABLE, NCCL_NET_GDR_LEVEL, NCCL_IB_DISABLE, NCCL_SHM_DISABLE, "
-                     "NCCL_PXN_DISABLE, NCCL_P2P_PXN_LEVEL, NCCL_NVLS_ENABLE, NCCL_COLLNET_ENABLE, NCCL_MIN_NCHANNELS, "
-                     "NCCL_MAX_NCHANNELS, "
-                     "NCCL_BUFFSIZE, NCCL_NVLS_CHUNKSIZE, NCCL_NVLSTREE_MAX_CHUNKSIZE, NCCL_P2P_NET_CHUNKSIZE, "
-                     "NCCL_ALLOC_P2P_NET_LL_BUFFERS, "
-                     "NCCL_NET_SHARED_BUFFERS, NCCL_SOCKET_NTHREADS, "
-                     "NCCL_NSOCKS_PERTHREAD, NCCL_ALGO, NCCL_PROTO");
+    throw InputError(where, field, fmt::format("'{}' is not an NCCL variable", name), kNcclVariableNames);
   }
   if (!sets(cfg, name)) cfg.names.push_back(name);
   if (cfg.min_channels > 0 && cfg.max_channels > 0 && cfg.min_channels > cfg.max_channels) {

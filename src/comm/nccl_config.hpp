@@ -57,6 +57,9 @@ void apply_nccl_variable(NcclConfig& cfg, const std::string& name, const std::st
 // Whether `name` was set.
 [[nodiscard]] bool sets(const NcclConfig& cfg, const std::string& name);
 
+// The variables the model reads, comma-separated, for help texts and error messages.
+extern const char* const kNcclVariableNames;
+
 // Parses "NAME=VALUE" (the --env option).
 void apply_nccl_assignment(NcclConfig& cfg, const std::string& assignment, std::vector<std::string>* ignored);
 
