@@ -5,11 +5,13 @@
 
 #include <fmt/format.h>
 
+#include "core/printable.hpp"
+
 namespace gf {
 
 namespace {
-std::string format_message(const SourceLocation& where, const std::string& field, const std::string& problem,
-                           const std::string& valid) {
+std::string format_raw_message(const SourceLocation& where, const std::string& field, const std::string& problem,
+                               const std::string& valid) {
   std::string msg;
   if (!where.file.empty()) {
     msg = where.file;
@@ -21,6 +23,13 @@ std::string format_message(const SourceLocation& where, const std::string& field
   msg += problem;
   if (!valid.empty()) msg += fmt::format(" (valid: {})", valid);
   return msg;
+}
+
+// Every part may quote the user's input (a name, a line of a log), so the message is made printable
+// here, once, for every reader: no raw ESC or invalid UTF-8 reaches the terminal or a JSON report.
+std::string format_message(const SourceLocation& where, const std::string& field, const std::string& problem,
+                           const std::string& valid) {
+  return printable(format_raw_message(where, field, problem, valid), true);
 }
 }  // namespace
 
