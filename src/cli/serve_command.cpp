@@ -80,18 +80,62 @@ namespace {
 
 constexpr double kGiB = 1073741824.0;
 
+// Concurrent clients: each is a request in flight, and by default the run sends 10 x clients
+// requests, which at the default lengths must stay within the steps a command may simulate.
+constexpr long kMaxConcurrency = 50000;
+// Fleet sizing simulates each candidate layout about 15 times (its capacity, a light load, a
+// bisection on the rate, checks of the fleet) and again at --peak; its checks run 8000 requests.
+constexpr long kMaxSizingRequests = 8000;
+// Points of one --sweep-rate or --sweep-concurrency curve.
+constexpr std::size_t kMaxSweepPoints = 64;
+
+// The text of a load file (a histogram or a trace), refused before it is read when it is larger
+// than any file of the rows a run may hold.
+std::string read_load_file(const std::string& path, const std::string& flag) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (!ec && size > static_cast<std::uintmax_t>(work::kMaxLoadFileBytes))
+    throw InputError({path, 0, 0}, flag, fmt::format("{} bytes", size),
+                     fmt::format("a file of at most {} MiB", work::kMaxLoadFileBytes >> 20));
+  return read_text_file(path, flag);
+}
+
 work::LengthDistribution length_of(const std::string& flag, const std::string& text) {
   long v = 0;
   const char* end = text.data() + text.size();
   const auto [p, ec] = std::from_chars(text.data(), end, v);
-  if (!text.empty() && ec == std::errc() && p == end) {
-    if (v < 1) throw InputError({}, flag, "got '" + text + "'", "a positive number of tokens, or a histogram file");
+  const std::string valid = fmt::format(
+      "a number of tokens from 1 to {} (8 x the longest context in the catalog), or "
+      "a histogram file of tokens,weight lines",
+      work::kMaxRequestTokens);
+  // Too many digits for a long is a number too large, not a file name.
+  if (!text.empty() && p == end && (ec == std::errc() || ec == std::errc::result_out_of_range)) {
+    if (ec != std::errc() || v < 1 || v > work::kMaxRequestTokens)
+      throw InputError({}, flag, "got '" + text + "'", valid);
     return work::LengthDistribution(v);
   }
   if (!std::filesystem::exists(text))
-    throw InputError({}, flag, "'" + text + "' is neither a number nor a file",
-                     "a positive number of tokens, or a histogram file of tokens,weight lines");
-  return work::LengthDistribution::from_histogram(read_text_file(text, flag), text);
+    throw InputError({}, flag, "'" + text + "' is neither a number nor a file", valid);
+  return work::LengthDistribution::from_histogram(read_load_file(text, flag), text);
+}
+
+// A load must not ask for more steps than the simulator takes in about 2 s. `requests_from`
+// names the flags that set the number of requests.
+void check_steps(const std::string& requests_from, const work::LoadSpec& load, long max_batch_tokens) {
+  const double steps = work::planned_steps(load, max_batch_tokens);
+  if (steps <= work::kMaxSimulatedSteps) return;
+  const std::string what =
+      load.kind == work::ArrivalKind::trace
+          ? fmt::format("{} requests", load.trace.size())
+          : fmt::format("{} requests x ({:.0f} output tokens (--osl) + {:.0f} prefill chunks of --isl {:.0f})",
+                        load.requests, load.output.mean(),
+                        std::ceil(load.input.mean() / static_cast<double>(max_batch_tokens)), load.input.mean());
+  throw InputError(
+      {}, requests_from + " x (--isl, --osl)",
+      fmt::format("{} ask for {:.0f} simulation steps (one request's decode token or prefill chunk in one "
+                  "iteration)",
+                  what, steps),
+      fmt::format("at most {:.0f} steps (about 2 s): fewer requests or shorter --isl/--osl", work::kMaxSimulatedSteps));
 }
 
 nlohmann::json distribution_json(const work::Distribution& d) {
@@ -217,6 +261,9 @@ std::string ServeOptions::run() const {
     throw InputError({}, "--admission", "got '" + admission + "'", "preempt, no-evict");
   sim.scheduler.reserve_output = admission == "no-evict";
   sim.record_trace = !trace.empty();
+  // One budget for every run of this command: a sweep or a fleet sizing is bounded as one run is.
+  work::WorkBudget budget;
+  sim.budget = &budget;
 
   // The load.
   work::LoadSpec load;
@@ -238,26 +285,44 @@ std::string ServeOptions::run() const {
     throw InputError({}, "--peak", "a peak without latency goals", "--rate R --slo-ttft T --slo-tpot T --peak F");
   double offered = 0;
   long default_requests = 1000;
+  std::string requests_from = "--requests";  // for messages: the flags that set the requests
   if (!rate.empty()) {
     load.kind = work::ArrivalKind::poisson;
     offered = load.rate = parse_number("--rate", rate, 1e-6, 1e7, "a positive number of requests per second");
   } else if (!concurrency.empty()) {
     load.kind = work::ArrivalKind::concurrency;
-    load.concurrency = parse_whole("--concurrency", concurrency, 1, 1L << 24);
+    load.concurrency = parse_whole("--concurrency", concurrency, 1, kMaxConcurrency);
     default_requests = std::max<long>(1000, 10 * load.concurrency);
+    if (requests.empty()) requests_from = "--concurrency";
   } else if (!arrivals.empty()) {
     load.kind = work::ArrivalKind::trace;
-    load.trace = work::parse_trace(read_text_file(arrivals, "--arrivals"), arrivals);
+    load.trace = work::parse_trace(read_load_file(arrivals, "--arrivals"), arrivals);
+    requests_from = "--arrivals";
+    sim.input_field = "--arrivals input_tokens";
+    sim.output_field = "--arrivals output_tokens";
   } else {
     load.kind = work::ArrivalKind::offline;
-    if (!offline.empty()) default_requests = parse_whole("--offline", offline, 1, 1L << 26);
+    if (!offline.empty()) {
+      default_requests = parse_whole("--offline", offline, 1, work::kMaxRequests);
+      if (requests.empty()) requests_from = "--offline";
+    }
   }
-  load.requests = requests.empty() ? default_requests : parse_whole("--requests", requests, 1, 1L << 26);
+  load.requests = requests.empty() ? default_requests : parse_whole("--requests", requests, 1, work::kMaxRequests);
   if (!duration.empty()) {
     if (load.kind != work::ArrivalKind::poisson)
       throw InputError({}, "--duration", "a duration without --rate", "--rate R --duration 1h");
-    load.requests = std::max<long>(1, std::lround(load.rate * parse_duration_s("--duration", duration)));
+    const double seconds = parse_duration_s("--duration", duration);
+    const double n = load.rate * seconds;
+    if (n > static_cast<double>(work::kMaxRequests))
+      throw InputError({}, "--rate x --duration",
+                       fmt::format("{} req/s x {} s = {:.0f} requests", load.rate, seconds, n),
+                       fmt::format("at most {} requests: a lower --rate or a shorter --duration", work::kMaxRequests));
+    load.requests = std::max<long>(1, std::lround(n));
+    requests_from = "--rate x --duration";
   }
+
+  // A sweep or a sizing counts its own runs' steps below.
+  if (!sizing && sweep_rate.empty() && sweep_concurrency.empty()) check_steps(requests_from, load, r.max_batch_tokens);
 
   const hw::Catalog catalog = cluster.load_catalog();
   ClusterOptions where = cluster;
@@ -313,6 +378,10 @@ std::string ServeOptions::run() const {
     work::SizingOptions so;
     so.simulation = sim;
     so.simulation.record_trace = false;
+    if (!requests.empty() && load.requests > kMaxSizingRequests)
+      throw InputError({}, "--requests", fmt::format("{} requests per run of a fleet sizing", load.requests),
+                       fmt::format("at most {} with --slo-ttft/--slo-tpot: each layout is simulated about 15 times",
+                                   kMaxSizingRequests));
     so.requests = requests.empty() ? 600 : load.requests;
     const double peak_factor =
         peak.empty() ? 0 : parse_number("--peak", peak, 1, 1000, "a multiple of --rate, at least 1");
@@ -472,21 +541,37 @@ std::string ServeOptions::run() const {
     const bool by_rate = !sweep_rate.empty();
     report::TextTable tab = curve_table(by_rate ? "rate" : "clients");
     nlohmann::json points = nlohmann::json::array();
-    for (const auto& v : split_list(by_rate ? sweep_rate : sweep_concurrency)) {
-      work::LoadSpec l = load;
-      double offered_here = 0;
+    const char* flag = by_rate ? "--sweep-rate" : "--sweep-concurrency";
+    const std::vector<std::string> values = split_list(by_rate ? sweep_rate : sweep_concurrency);
+    if (values.size() > kMaxSweepPoints)
+      throw InputError({}, flag, fmt::format("{} points", values.size()),
+                       fmt::format("at most {} points in one curve", kMaxSweepPoints));
+    // Every point is read and the whole curve's steps counted before the first one runs.
+    std::vector<work::LoadSpec> loads;
+    work::LoadSpec whole = load;
+    whole.kind = work::ArrivalKind::offline;
+    whole.requests = 0;
+    for (const auto& v : values) {
+      work::LoadSpec& l = loads.emplace_back(load);
       if (by_rate) {
         l.kind = work::ArrivalKind::poisson;
-        offered_here = l.rate = parse_number("--sweep-rate", v, 1e-6, 1e7, "positive rates, e.g. 1,2,4,8");
+        l.rate = parse_number("--sweep-rate", v, 1e-6, 1e7, "positive rates, e.g. 1,2,4,8");
       } else {
         l.kind = work::ArrivalKind::concurrency;
-        l.concurrency = parse_whole("--sweep-concurrency", v, 1, 1L << 24);
+        l.concurrency = parse_whole("--sweep-concurrency", v, 1, kMaxConcurrency);
         if (requests.empty()) l.requests = std::max<long>(1000, 10 * l.concurrency);
       }
+      whole.requests += l.requests;
+    }
+    check_steps(fmt::format("{} x {}", flag, requests.empty() && !by_rate ? "(10 x clients)" : requests_from), whole,
+                r.max_batch_tokens);
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      const work::LoadSpec& l = loads[i];
+      const double offered_here = by_rate ? l.rate : 0;
       work::SimulationOptions o = sim;
       o.record_trace = false;
       const auto s = work::summarize(run_load(l, o), offered_here, slo, r.ep == 1);
-      curve_row(tab, v, s);
+      curve_row(tab, values[i], s);
       nlohmann::json p = summary_json(s);
       p[by_rate ? "rate" : "concurrency"] = by_rate ? nlohmann::json(offered_here) : nlohmann::json(l.concurrency);
       points.push_back(p);

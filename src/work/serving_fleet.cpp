@@ -59,6 +59,7 @@ ServingRun ReplicaSet::run(const std::vector<Request>& requests, long concurrenc
 namespace {
 
 constexpr long kFleetSlice = 8;
+constexpr double kMaxFleetReplicas = 1e9;
 
 ServingSummary run_at(const ReplicaSet& set, const LoadSpec& load, double rate, long requests, const SloSpec& slo,
                       const SizingOptions& o) {
@@ -113,6 +114,13 @@ FleetSizing size_fleet(TrainingContext& context, const ModelSpec& m, const std::
           hi = mid;
       }
       s.replica_rate = lo;
+      // A fleet is counted in longs (replicas x instances x GPUs): beyond a billion replicas no
+      // answer is useful, and the products could overflow.
+      if (rate / lo > kMaxFleetReplicas)
+        throw InputError(
+            {}, "--rate",
+            fmt::format("{} req/s needs more than {:g} replicas of {:.3g} req/s", rate, kMaxFleetReplicas, lo),
+            "a lower rate or --peak");
       s.replicas = std::max<long>(1, static_cast<long>(std::ceil(rate / lo)));
       // Large fleets are checked on a slice of kFleetSlice replicas taking their share of the
       // rate: the balancer spreads load evenly, and a slice keeps the check as cheap as one node.
@@ -136,6 +144,8 @@ FleetSizing size_fleet(TrainingContext& context, const ModelSpec& m, const std::
       // MIG instances share a GPU: per_gpu of them to one.
       s.gpus = (s.replicas * d.instances() * r.gpus() + r.per_gpu - 1) / r.per_gpu;
       s.nodes = (s.gpus + per_node - 1) / per_node;
+    } catch (const SimulationTooLarge&) {
+      throw;  // not this layout's failure: the whole sizing is too large
     } catch (const InputError& e) {
       s.why_not = e.problem();
     }

@@ -67,6 +67,13 @@ void each_data_line(const std::string& text, const std::string& file, F&& f) {
   }
 }
 
+// Token counts are bounded where they are read, so that no sum of them can overflow.
+void check_tokens(const SourceLocation& at, const std::string& field, long tokens) {
+  if (tokens > kMaxRequestTokens)
+    throw InputError(at, field, fmt::format("{} tokens", tokens),
+                     fmt::format("at most {} tokens (8 x the longest context in the catalog)", kMaxRequestTokens));
+}
+
 }  // namespace
 
 LengthDistribution LengthDistribution::from_histogram(const std::string& text, const std::string& file) {
@@ -78,6 +85,10 @@ LengthDistribution LengthDistribution::from_histogram(const std::string& text, c
     if (p.size() != 2 || !integer(p[0], tokens) || !number(p[1], weight) || tokens < 1 || weight < 0)
       throw InputError(at, "histogram row", fmt::format("'{}'", join(p, ",")),
                        "tokens,weight: a positive whole number of tokens and a non-negative weight");
+    check_tokens(at, "tokens", tokens);
+    if (d.bins_.size() >= static_cast<std::size_t>(kMaxRequests))
+      throw InputError(at, "histogram", fmt::format("more than {} rows", kMaxRequests),
+                       fmt::format("at most {} lengths", kMaxRequests));
     total += weight;
     d.bins_.emplace_back(tokens, total);
   });
@@ -151,6 +162,16 @@ std::vector<Request> generate_requests(const LoadSpec& load) {
   return out;
 }
 
+double planned_steps(const LoadSpec& load, long max_batch_tokens) {
+  const auto chunks = [&](double prompt) { return std::ceil(prompt / static_cast<double>(max_batch_tokens)); };
+  if (load.kind == ArrivalKind::trace) {
+    double steps = 0;
+    for (const Request& r : load.trace) steps += static_cast<double>(r.output) + chunks(static_cast<double>(r.input));
+    return steps;
+  }
+  return static_cast<double>(load.requests) * (load.output.mean() + chunks(load.input.mean()));
+}
+
 std::vector<Request> parse_trace(const std::string& text, const std::string& file) {
   std::vector<Request> out;
   each_data_line(text, file, [&](const std::vector<std::string>& p, const SourceLocation& at) {
@@ -159,6 +180,11 @@ std::vector<Request> parse_trace(const std::string& text, const std::string& fil
         r.arrival_s < 0 || r.input < 1 || r.output < 1)
       throw InputError(at, "trace row", fmt::format("'{}'", join(p, ",")),
                        "arrival_s,input_tokens,output_tokens: a time of at least 0 s and two positive whole numbers");
+    check_tokens(at, "input_tokens", r.input);
+    check_tokens(at, "output_tokens", r.output);
+    if (out.size() >= static_cast<std::size_t>(kMaxRequests))
+      throw InputError(at, "trace", fmt::format("more than {} requests", kMaxRequests),
+                       fmt::format("at most {} rows per simulated run", kMaxRequests));
     if (!out.empty() && r.arrival_s < out.back().arrival_s)
       throw InputError(at, "arrival_s",
                        fmt::format("{} comes before the previous row's {}", r.arrival_s, out.back().arrival_s),

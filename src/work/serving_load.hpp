@@ -15,6 +15,23 @@
 
 namespace gf::work {
 
+// The longest prompt or answer one request may have, in tokens: 2^20, eight times the longest
+// context of any model in the catalog (131,072) and as long as the million-token contexts of the
+// longest-context models served today. It keeps input + output, and every KV block count made
+// from them, far from overflowing a long, and it keeps one request's simulation (an iteration
+// per output token at worst) well under a second.
+inline constexpr long kMaxRequestTokens = 1L << 20;
+// The requests one simulated run may hold (--requests, --offline, --rate x --duration, the rows
+// of an --arrivals file): 2^20 take about 100 MB of request and result records on top of the
+// program's own (the steps they ask for are bounded apart, kMaxSimulatedSteps).
+inline constexpr long kMaxRequests = 1L << 20;
+// The steps one command may plan to simulate: a step is one sequence's decode token, or one
+// prefill chunk, in one iteration. The simulator takes about 15 ns a step at a full batch, so
+// 2^27 steps are about 2 s (half a million requests of the default 1024 + 256 tokens).
+inline constexpr double kMaxSimulatedSteps = static_cast<double>(1L << 27);
+// Histogram and trace files are read whole: 64 MiB holds 2^20 rows of 64 bytes.
+inline constexpr long kMaxLoadFileBytes = 64L << 20;
+
 struct Request {
   double arrival_s = 0;
   long input = 0;
@@ -56,6 +73,10 @@ struct LoadSpec {
 // The requests of a load, sorted by arrival. For `concurrency` all arrive at 0 and the
 // simulation re-times all but the first `concurrency` of them.
 std::vector<Request> generate_requests(const LoadSpec& load);
+
+// The steps (see kMaxSimulatedSteps) a load asks for when batches are full: per request its output
+// tokens and its prompt's chunks of `max_batch_tokens`. Trace loads count their rows exactly.
+double planned_steps(const LoadSpec& load, long max_batch_tokens);
 
 // Reads a trace file (InputError at file:line when malformed).
 std::vector<Request> parse_trace(const std::string& text, const std::string& file);

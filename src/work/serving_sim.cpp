@@ -42,6 +42,51 @@ struct Engine {
 
 long blocks_for(long tokens, long block) { return (tokens + block - 1) / block; }
 
+// Every request must fit in one engine's KV cache alone. The message blames the length that is
+// too long by itself, or both when only their sum is. (Lengths are bounded where they are read,
+// kMaxRequestTokens, so the sums cannot overflow.)
+void check_fits(const std::vector<Request>& requests, const std::vector<Engine>& engines, const SimulationOptions& o) {
+  const Engine* small = &engines.front();
+  for (const auto& e : engines)
+    if (e.capacity_blocks < small->capacity_blocks) small = &e;
+  const long block = o.scheduler.block_tokens;
+  const long capacity = small->capacity_blocks * block;
+  const Request* longest = &requests.front();
+  for (const auto& r : requests)
+    if (r.input + r.output > longest->input + longest->output) longest = &r;
+  const long total = longest->input + longest->output;
+  if (blocks_for(total, block) <= small->capacity_blocks) return;
+  long max_input = 0, max_output = 0;
+  for (const auto& r : requests) {
+    max_input = std::max(max_input, r.input);
+    max_output = std::max(max_output, r.output);
+  }
+  const bool input_alone = blocks_for(max_input, block) > small->capacity_blocks;
+  const bool output_alone = blocks_for(max_output, block) > small->capacity_blocks;
+  const std::string field = input_alone && !output_alone   ? o.input_field
+                            : output_alone && !input_alone ? o.output_field
+                                                           : o.input_field + " + " + o.output_field;
+  throw InputError({}, field,
+                   fmt::format("a request of {} input + {} output = {} tokens exceeds the KV cache of one engine, {} "
+                               "tokens ({})",
+                               longest->input, longest->output, total, capacity, small->cost->describe()),
+                   "shorter requests, a larger TP, fp8 KV (--kv-dtype fp8) or a higher --gpu-memory-utilization");
+}
+
+// Draws `work` from the budget; throws when it has run out.
+void spend(WorkBudget& budget, double work, const ServingRun& run, const Engine& e, long block) {
+  budget.left -= work;
+  if (budget.left >= 0) return;
+  throw SimulationTooLarge(
+      {}, "--requests",
+      fmt::format("the simulation outgrew its budget of {:.0f} steps (about 3 s) after {} iterations of {} "
+                  "engine(s): requests run a few at a time (up to {} in one iteration; a KV cache of {} tokens "
+                  "per engine)",
+                  kMaxSimulationWork, run.iterations, run.engines, run.max_batch, e.capacity_blocks * block),
+      "fewer --requests (or a shorter --duration), shorter --isl/--osl, fewer --gpus, or room for larger "
+      "batches: a larger --max-batch-tokens or --max-seqs, a larger TP, or fp8 KV (--kv-dtype fp8)");
+}
+
 }  // namespace
 
 double percentile_sorted(const std::vector<double>& sorted, double p) {
@@ -84,15 +129,9 @@ ServingRun simulate_serving(const std::vector<InferenceCost*>& replicas, const s
     }
   }
   run.engines = static_cast<int>(engines.size());
-  long longest = 0;
-  for (const auto& r : requests) longest = std::max(longest, r.input + r.output);
-  for (const auto& e : engines)
-    if (blocks_for(longest, s.block_tokens) > e.capacity_blocks)
-      throw InputError({}, "--isl",
-                       fmt::format("a request of {} tokens (input + output) exceeds the KV cache of one engine, {} "
-                                   "tokens ({})",
-                                   longest, e.capacity_blocks * s.block_tokens, e.cost->describe()),
-                       "shorter requests, a larger TP, fp8 KV (--kv-dtype fp8) or a higher --gpu-memory-utilization");
+  check_fits(requests, engines, options);
+  WorkBudget own;
+  WorkBudget& work_budget = options.budget != nullptr ? *options.budget : own;
   if (!s.chunked_prefill)
     for (const auto& r : requests)
       if (r.input > s.max_batch_tokens)
@@ -168,6 +207,7 @@ ServingRun simulate_serving(const std::vector<InferenceCost*>& replicas, const s
       }
       to->waiting.push_back(l);
       ++total_waiting;
+      spend(work_budget, 2.0 * static_cast<double>(engines.size()), run, *to, s.block_tokens);
       run.max_waiting = std::max(run.max_waiting, static_cast<long>(total_waiting));
       continue;
     }
@@ -245,6 +285,8 @@ ServingRun simulate_serving(const std::vector<InferenceCost*>& replicas, const s
         w.decode_context += static_cast<double>(l.computed + 1);
       }
     }
+    // Picking this engine looked at all of them; the iteration's steps are its chunks.
+    spend(work_budget, static_cast<double>(engines.size() + chunk.size()) + kIterationWork, run, *e, s.block_tokens);
     const IterationTime it = e->cost->iteration(w);
     const double start = e->clock;
     const double end = start + it.seconds;

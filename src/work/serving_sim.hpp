@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "work/inference_cost.hpp"
 #include "work/serving_load.hpp"
 
@@ -82,10 +83,35 @@ struct ServingRun {
   [[nodiscard]] double makespan() const { return last_finish_s - first_arrival_s; }
 };
 
+// The work one command may spend simulating, in units of about 15 ns: a step (kMaxSimulatedSteps)
+// is one unit, an iteration kIterationWork more, and each engine looked at to pick the next
+// event one. It is half as much again as the steps a command may plan, so that full batches
+// never meet it; it stops runs whose batches stay small (a KV cache with room for a few
+// requests, a small --max-batch-tokens, many engines, preemptions recomputing) after about 3 s
+// instead of minutes.
+inline constexpr double kMaxSimulationWork = 1.5 * kMaxSimulatedSteps;
+inline constexpr double kIterationWork = 12;
+
+// What is left of that work, shared by every run of one command (a sweep, a fleet sizing).
+struct WorkBudget {
+  double left = kMaxSimulationWork;
+};
+
+// The budget ran out: a bad input like any other, but fleet sizing must not take it for one
+// layout's failure and go on to the next.
+class SimulationTooLarge : public InputError {
+public:
+  using InputError::InputError;
+};
+
 struct SimulationOptions {
   SchedulerOptions scheduler;
   bool record_trace = false;
   long trace_limit = 200000;
+  // What the input and output lengths are called in messages: flags, or an --arrivals file's columns.
+  std::string input_field = "--isl";
+  std::string output_field = "--osl";
+  WorkBudget* budget = nullptr;  // nullptr: the run has a budget of its own
 };
 
 // Disaggregated serving: the first `prefill_replicas` replicas run prompts only; when a prompt's
