@@ -79,9 +79,9 @@ void spend(WorkBudget& budget, double work, const ServingRun& run, const Engine&
   if (budget.left >= 0) return;
   throw SimulationTooLarge(
       {}, "--requests",
-      fmt::format("the simulation outgrew its budget of {:.0f} steps (about 3 s) after {} iterations of {} "
-                  "engine(s): requests run a few at a time (up to {} in one iteration; a KV cache of {} tokens "
-                  "per engine)",
+      fmt::format("{} outgrew the work budget of {:.0f} steps (about 4 s); the last ran {} iterations of {} "
+                  "engine(s), up to {} requests in one iteration, a KV cache of {} tokens per engine",
+                  budget.runs > 1 ? fmt::format("the {} simulations of this command", budget.runs) : "the simulation",
                   kMaxSimulationWork, run.iterations, run.engines, run.max_batch, e.capacity_blocks * block),
       "fewer --requests (or a shorter --duration), shorter --isl/--osl, fewer --gpus, or room for larger "
       "batches: a larger --max-batch-tokens or --max-seqs, a larger TP, or fp8 KV (--kv-dtype fp8)");
@@ -132,6 +132,7 @@ ServingRun simulate_serving(const std::vector<InferenceCost*>& replicas, const s
   check_fits(requests, engines, options);
   WorkBudget own;
   WorkBudget& work_budget = options.budget != nullptr ? *options.budget : own;
+  ++work_budget.runs;
   if (!s.chunked_prefill)
     for (const auto& r : requests)
       if (r.input > s.max_batch_tokens)
@@ -207,7 +208,7 @@ ServingRun simulate_serving(const std::vector<InferenceCost*>& replicas, const s
       }
       to->waiting.push_back(l);
       ++total_waiting;
-      spend(work_budget, 2.0 * static_cast<double>(engines.size()), run, *to, s.block_tokens);
+      spend(work_budget, 2 * kEngineWork * static_cast<double>(engines.size()), run, *to, s.block_tokens);
       run.max_waiting = std::max(run.max_waiting, static_cast<long>(total_waiting));
       continue;
     }
@@ -286,7 +287,9 @@ ServingRun simulate_serving(const std::vector<InferenceCost*>& replicas, const s
       }
     }
     // Picking this engine looked at all of them; the iteration's steps are its chunks.
-    spend(work_budget, static_cast<double>(engines.size() + chunk.size()) + kIterationWork, run, *e, s.block_tokens);
+    spend(work_budget,
+          kEngineWork * static_cast<double>(engines.size()) + static_cast<double>(chunk.size()) + kIterationWork, run,
+          *e, s.block_tokens);
     const IterationTime it = e->cost->iteration(w);
     const double start = e->clock;
     const double end = start + it.seconds;

@@ -83,18 +83,22 @@ struct ServingRun {
   [[nodiscard]] double makespan() const { return last_finish_s - first_arrival_s; }
 };
 
-// The work one command may spend simulating, in units of about 15 ns: a step (kMaxSimulatedSteps)
-// is one unit, an iteration kIterationWork more, and each engine looked at to pick the next
-// event one. It is half as much again as the steps a command may plan, so that full batches
-// never meet it; it stops runs whose batches stay small (a KV cache with room for a few
-// requests, a small --max-batch-tokens, many engines, preemptions recomputing) after about 3 s
-// instead of minutes.
-inline constexpr double kMaxSimulationWork = 1.5 * kMaxSimulatedSteps;
+// The work one command may spend simulating, in units of about 7 ns of this simulator's time on
+// one core: a step (kMaxSimulatedSteps) is one unit, an iteration kIterationWork more (pricing
+// it, about 90 ns), and each engine looked at to pick the next event kEngineWork (about 3 ns). It
+// is four times the steps one run may plan, so that full batches never meet it and a fleet
+// sizing's hundred light runs at the lengths people serve fit (a sizing at --osl 4096 on a DGX
+// H100 needs about 4.7e8); it stops runs whose batches stay small (a KV cache with room for a few
+// requests, a small --max-batch-tokens, thousands of engines, preemptions recomputing) after
+// about 4 s instead of minutes.
+inline constexpr double kMaxSimulationWork = 4 * kMaxSimulatedSteps;
 inline constexpr double kIterationWork = 12;
+inline constexpr double kEngineWork = 0.5;
 
 // What is left of that work, shared by every run of one command (a sweep, a fleet sizing).
 struct WorkBudget {
   double left = kMaxSimulationWork;
+  long runs = 0;  // simulations that drew from it, for the message when it runs out
 };
 
 // The budget ran out: a bad input like any other, but fleet sizing must not take it for one
