@@ -154,12 +154,13 @@ TEST(ServeBadInput, TheWorkBudgetStopsARunAndASizing) {
   tiny.left = 1000;
   SimulationOptions o;
   o.budget = &tiny;
+  o.requests_field = "--arrivals";  // the message names what set the requests
   const ReplicaSet set(ctx, m, tp1(), 1);
   try {
     (void)set.run(std::vector<Request>(100, Request{0, 1024, 256}), 0, o);
     FAIL() << "the run outlived its budget";
   } catch (const SimulationTooLarge& e) {
-    EXPECT_EQ(e.field(), "--requests");
+    EXPECT_EQ(e.field(), "--arrivals");
     EXPECT_NE(e.valid().find("--max-batch-tokens"), std::string::npos) << e.valid();
   }
   LoadSpec load;

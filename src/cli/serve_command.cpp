@@ -321,6 +321,7 @@ std::string ServeOptions::run() const {
     requests_from = "--rate x --duration";
   }
 
+  sim.requests_field = requests_from;
   // A sweep or a sizing counts its own runs' steps below.
   if (!sizing && sweep_rate.empty() && sweep_concurrency.empty()) check_steps(requests_from, load, r.max_batch_tokens);
 

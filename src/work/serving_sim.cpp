@@ -74,11 +74,12 @@ void check_fits(const std::vector<Request>& requests, const std::vector<Engine>&
 }
 
 // Draws `work` from the budget; throws when it has run out.
-void spend(WorkBudget& budget, double work, const ServingRun& run, const Engine& e, long block) {
+void spend(WorkBudget& budget, double work, const ServingRun& run, const Engine& e, const SimulationOptions& o) {
   budget.left -= work;
   if (budget.left >= 0) return;
+  const long block = o.scheduler.block_tokens;
   throw SimulationTooLarge(
-      {}, "--requests",
+      {}, o.requests_field,
       fmt::format("{} outgrew the work budget of {:.0f} steps (about 4 s); the last ran {} iterations of {} "
                   "engine(s), up to {} requests in one iteration, a KV cache of {} tokens per engine",
                   budget.runs > 1 ? fmt::format("the {} simulations of this command", budget.runs) : "the simulation",
@@ -208,7 +209,7 @@ ServingRun simulate_serving(const std::vector<InferenceCost*>& replicas, const s
       }
       to->waiting.push_back(l);
       ++total_waiting;
-      spend(work_budget, 2 * kEngineWork * static_cast<double>(engines.size()), run, *to, s.block_tokens);
+      spend(work_budget, 2 * kEngineWork * static_cast<double>(engines.size()), run, *to, options);
       run.max_waiting = std::max(run.max_waiting, static_cast<long>(total_waiting));
       continue;
     }
@@ -289,7 +290,7 @@ ServingRun simulate_serving(const std::vector<InferenceCost*>& replicas, const s
     // Picking this engine looked at all of them; the iteration's steps are its chunks.
     spend(work_budget,
           kEngineWork * static_cast<double>(engines.size()) + static_cast<double>(chunk.size()) + kIterationWork, run,
-          *e, s.block_tokens);
+          *e, options);
     const IterationTime it = e->cost->iteration(w);
     const double start = e->clock;
     const double end = start + it.seconds;

@@ -115,7 +115,8 @@ struct SimulationOptions {
   // What the input and output lengths are called in messages: flags, or an --arrivals file's columns.
   std::string input_field = "--isl";
   std::string output_field = "--osl";
-  WorkBudget* budget = nullptr;  // nullptr: the run has a budget of its own
+  std::string requests_field = "--requests";  // what sets the number of requests, for the budget's message
+  WorkBudget* budget = nullptr;               // nullptr: the run has a budget of its own
 };
 
 // Disaggregated serving: the first `prefill_replicas` replicas run prompts only; when a prompt's
