@@ -79,6 +79,15 @@ PlanRun run_plan(const PlanSpec& plan, const hw::Catalog& catalog, const PriceCa
   std::mutex done_mutex;
   std::size_t done = run.resumed;
   std::exception_ptr failure;
+  // Everything a worker does can throw: the model on a bad input, the store when the database is
+  // busy or the disk full, the progress callback. An exception that left a std::thread would end
+  // the process with std::terminate, so each is caught, the first kept (under the lock, so no
+  // worker stores or reports anything after it) and the others stopped; it is rethrown on this
+  // thread after the join, where the CLI turns it into one message.
+  auto keep_first_failure = [&] {  // called with done_mutex held
+    if (!failure) failure = std::current_exception();
+    next = mine.size();
+  };
   auto worker = [&] {
     for (;;) {
       const std::size_t k = next.fetch_add(1);
@@ -89,15 +98,20 @@ PlanRun run_plan(const PlanSpec& plan, const hw::Catalog& catalog, const PriceCa
         r = evaluate_unit(in, units[i]);
       } catch (...) {
         const std::lock_guard lock(done_mutex);
-        if (!failure) failure = std::current_exception();
-        next = mine.size();
+        keep_first_failure();
         return;
       }
       const std::lock_guard lock(done_mutex);
-      if (store) store->put(units[i].key, r.dump());
-      results[i] = std::move(r);
-      ++done;
-      if (options.progress) options.progress(done, units.size());
+      if (failure) return;
+      try {
+        if (store) store->put(units[i].key, r.dump());
+        results[i] = std::move(r);
+        ++done;
+        if (options.progress) options.progress(done, units.size());
+      } catch (...) {
+        keep_first_failure();
+        return;
+      }
     }
   };
   if (threads == 1) {
