@@ -343,7 +343,7 @@ def main() -> int:
             notes.append(f"{name}:{block.marker_line}: '{block.command}' took {run.seconds:.1f} s")
         if error is not None:
             failures += 1
-            print(f"{name}:{block.marker_line}: '{block.command}' {error}\n", file=sys.stderr)
+            print(f"{name}:{block.marker_line}: '{block.command}': {error}\n", file=sys.stderr)
             continue
         shown = [line.rstrip() for line in lines[block.body_start:block.body_end]]
         if shown != body:
