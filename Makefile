@@ -7,7 +7,7 @@ FUZZ_SECONDS ?= 25
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 
-.PHONY: all deps build run test test-asan test-tsan fuzz bench format clean
+.PHONY: all deps build run test test-asan test-tsan fuzz bench format clean readme
 
 all: build
 
@@ -36,6 +36,12 @@ run: build
 	./$(BUILD)/gpufabric schedule --trace data/traces/alibaba-pai-2023/openb_pod_list_default.csv --nodes-file data/traces/alibaba-pai-2023/openb_node_list_gpu_node.csv --compare --repeats 3 --report $(BUILD)/schedule-report.html
 	./$(BUILD)/gpufabric schedule --trace data/traces/examples/training-mix.csv --preset dgx-h100 --nodes 24 --fabric fat-tree --oversubscription 7 --compare --no-fill
 	./$(BUILD)/gpufabric schedule --autoscale data/services/llama3.1-8b-chat.yaml --load diurnal:20
+
+# Reruns every command whose output README.md shows (each block after a `<!-- readme-output: ... -->`
+# comment) and rewrites those blocks; the test readme_outputs fails while one of them differs.
+readme: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS) --target gpufabric
+	python3 scripts/readme_outputs.py --update $(BUILD)/gpufabric
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
