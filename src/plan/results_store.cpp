@@ -68,6 +68,7 @@ std::string file_uri(const std::string& path) {
 // here; returns SQLite's result code (the connection is kept in `db` either way).
 int open_and_probe(const std::string& name, int flags, sqlite3*& db) {
   int rc = sqlite3_open_v2(name.c_str(), &db, flags, nullptr);
+  if (rc == SQLITE_OK) sqlite3_busy_timeout(db, 10000);  // a plan writing it now holds a lock briefly
   if (rc == SQLITE_OK) rc = sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr);
   return rc == SQLITE_OK ? rc : sqlite3_extended_errcode(db);
 }
@@ -192,7 +193,6 @@ ResultsStore::ResultsStore(const std::string& path, ReadOnly) : path_(path) {
       fail(path, "not a gpufabric results database (" + why + ")", "a file written by `gpufabric plan --db`");
     fail(path, "cannot be read (" + why + ")", "a readable file written by `gpufabric plan --db`");
   }
-  sqlite3_busy_timeout(db_, 10000);
 }
 
 std::unique_ptr<ResultsStore> ResultsStore::open_existing(const std::string& path) {
