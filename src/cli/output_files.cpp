@@ -182,8 +182,8 @@ void refuse_same_file(const std::vector<NamedPath>& inputs, const std::vector<Na
       const Identity input = identity_of(in.path);
       if (input.exists && same_file(id, input)) {
         throw InputError({}, out->flag,
-                         fmt::format("'{}' is the file {} reads ('{}'); writing it would replace that input",
-                                     out->path, in.flag, in.path),
+                         fmt::format("'{}' is the file {} reads ('{}'); writing it would replace that input", out->path,
+                                     in.flag, in.path),
                          "a different file for " + out->flag + " than for " + in.flag);
       }
     }

@@ -170,9 +170,8 @@ std::string TrainOptions::run() const {
   // only once the step is modelled, whole (no 0-byte file from a run that fails).
   if (!trace.empty()) {
     auto inputs = cluster_inputs(cluster);
-    inputs.insert(inputs.end(), {{"--model-file", model_file},
-                                 {"--compute-profile", compute_profile},
-                                 {"--input", input}});
+    inputs.insert(inputs.end(),
+                  {{"--model-file", model_file}, {"--compute-profile", compute_profile}, {"--input", input}});
     refuse_same_file(inputs, {{"--trace", trace}});
     check_writable(trace, "--trace");
   }

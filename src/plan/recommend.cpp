@@ -615,8 +615,9 @@ std::string plan_text(const nlohmann::json& a, std::size_t rows) {
   if (incomplete) out += "# INCOMPLETE: " + str(*search, "note") + "\n";
   if (search != a.end() && search->value("rows_replaced", 0L) > 0) {
     const long n = search->value("rows_replaced", 0L);
-    out += fmt::format("# {} stored candidate{} failed {} checksum (edited after written): evaluated again and replaced\n",
-                       n, n == 1 ? "" : "s", n == 1 ? "its" : "their");
+    out +=
+        fmt::format("# {} stored candidate{} failed {} checksum (edited after written): evaluated again and replaced\n",
+                    n, n == 1 ? "" : "s", n == 1 ? "its" : "their");
   }
   for (const auto& w : a["workloads"]) {
     const bool serving = str(w, "kind") == "serving";

@@ -162,7 +162,8 @@ ResultsStore::ResultsStore(const std::string& path, ReadOnly) : path_(path) {
   // What the file system says first: a missing or unreadable file is not "not a database".
   if (access(path.c_str(), R_OK) != 0) {
     const int err = errno;
-    fail(path, std::string("cannot be read: ") + std::strerror(err), "a readable file written by `gpufabric plan --db`");
+    fail(path, std::string("cannot be read: ") + std::strerror(err),
+         "a readable file written by `gpufabric plan --db`");
   }
   int rc = open_and_probe(path, SQLITE_OPEN_READONLY, db_);
   const int code = rc & 0xff;
@@ -272,8 +273,8 @@ std::map<std::string, std::string> ResultsStore::all() const {
 }
 
 void ResultsStore::put(const std::string& key, const std::string& json) {
-  const Statement s(
-      db_, "INSERT OR REPLACE INTO results (key, plan_hash, result, checksum) VALUES (?1, ?2, ?3, ?4)", path_);
+  const Statement s(db_, "INSERT OR REPLACE INTO results (key, plan_hash, result, checksum) VALUES (?1, ?2, ?3, ?4)",
+                    path_);
   s.bind(1, key);
   s.bind(2, hash_);
   s.bind(3, json);

@@ -1042,11 +1042,11 @@ std::string incomplete_section(const json& root) {
   const json& s = field(root, "search");
   std::string note = text(s, "note");
   if (note.empty()) note = "The search is incomplete; the recommendation is provisional.";
-  return fmt::format(
-      R"(<section class="card incomplete" role="alert"><h2>Incomplete search: provisional answer</h2>)"
-      R"(<p>{}</p><p>{} of {} candidates missing.</p></section>)"
-      "\n",
-      esc(note), esc(grouped(number(s, "candidates_missing"))), esc(grouped(number(s, "candidates_expected"))));
+  return fmt::format(R"(<section class="card incomplete" role="alert"><h2>Incomplete search: provisional answer</h2>)"
+                     R"(<p>{}</p><p>{} of {} candidates missing.</p></section>)"
+                     "\n",
+                     esc(note), esc(grouped(number(s, "candidates_missing"))),
+                     esc(grouped(number(s, "candidates_expected"))));
 }
 
 std::string recommendation_section(const json& root, const Plan& plan) {
@@ -1062,9 +1062,8 @@ std::string recommendation_section(const json& root, const Plan& plan) {
   }
   if (!reasons.empty()) out += R"(<ul class="reasons">)" + reasons + "</ul>\n";
   if (const json* c = plan.first_chosen()) {
-    out += fmt::format(
-        R"(<p class="chosen-design"><span class="badge">{}</span> {} <span class="muted">{}</span></p>)",
-        provisional ? "provisional" : "chosen", esc(text(*c, "design")), esc(text(*c, "layout")));
+    out += fmt::format(R"(<p class="chosen-design"><span class="badge">{}</span> {} <span class="muted">{}</span></p>)",
+                       provisional ? "provisional" : "chosen", esc(text(*c, "design")), esc(text(*c, "layout")));
     std::string tiles;
     auto add = [&](std::string_view label, double v, std::string (*f)(double)) {
       if (std::isfinite(v)) tiles += tile(label, f(v));
@@ -1229,7 +1228,7 @@ std::string plan_report_html(const nlohmann::json& result, const std::string& ex
       script_hash);
   out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
   out += fmt::format("<title>{}</title>\n", esc("gpufabric plan: " + (name.empty() ? "unnamed" : name) +
-                                                 (incomplete(result) ? " (incomplete search)" : "")));
+                                                (incomplete(result) ? " (incomplete search)" : "")));
   out += "<style>" + std::string(kStyle) + "</style>\n</head>\n<body>\n<main>\n";
   out += incomplete_section(result);
   out += header_section(result, plan);

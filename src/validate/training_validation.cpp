@@ -175,8 +175,8 @@ std::vector<TrainingCheck> check_training(const std::string& text, const std::st
     if (r["grad_reduce_dtype"]) {
       const std::string dt = r["grad_reduce_dtype"].Scalar();
       if (dt != "bf16" && dt != "fp32")
-        throw InputError(location_of(r["grad_reduce_dtype"], file),
-                         "grad_reduce_dtype", "unknown type '" + dt + "'", "bf16, fp32");
+        throw InputError(location_of(r["grad_reduce_dtype"], file), "grad_reduce_dtype", "unknown type '" + dt + "'",
+                         "bf16, fp32");
       o.memory.grad_reduce_bf16 = dt == "bf16";
     }
     if (r["bucket_mb"]) o.memory.bucket_bytes = r["bucket_mb"].as<double>() * 1024 * 1024;
@@ -184,8 +184,8 @@ std::vector<TrainingCheck> check_training(const std::string& text, const std::st
     if (r["head_tokens"]) {
       const double f = r["head_tokens"].as<double>(0);
       if (!(f > 0 && f <= 1))
-        throw InputError(location_of(r["head_tokens"], file), "head_tokens",
-                         "got '" + r["head_tokens"].Scalar() + "'", "a share in (0, 1]");
+        throw InputError(location_of(r["head_tokens"], file), "head_tokens", "got '" + r["head_tokens"].Scalar() + "'",
+                         "a share in (0, 1]");
       o.memory.head_token_fraction = f;
     }
     // The attention kernels the run used: FlashAttention unless the row says otherwise (cuDNN's
@@ -194,8 +194,8 @@ std::vector<TrainingCheck> check_training(const std::string& text, const std::st
     const std::string attention = r["attention"] ? r["attention"].Scalar() : "flash";
     const auto kernel = work::attention_named(attention);
     if (!kernel)
-      throw InputError(location_of(r["attention"], file), "attention",
-                       "unknown kernel '" + attention + "'", "flash, flash2, cudnn, unfused");
+      throw InputError(location_of(r["attention"], file), "attention", "unknown kernel '" + attention + "'",
+                       "flash, flash2, cudnn, unfused");
     o.memory.attention = *kernel;
     // Element-wise kernels: fused unless the row ran PyTorch eager (no torch.compile).
     o.memory.kernels = kernels == "eager" ? work::Kernels::eager : work::Kernels::fused;
