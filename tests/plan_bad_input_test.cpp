@@ -36,7 +36,7 @@ workloads:
     global_batch: 64
 design:
   nodes: [dgx-a100]
-  node_counts: [1, 2]
+  node_counts: [1, 2, 4]
 )";
 
 std::string slurp(const std::string& path) {

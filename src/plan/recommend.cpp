@@ -354,8 +354,9 @@ std::vector<std::string> serving_reasons(const nlohmann::json& chosen,
 std::string missing_text(const SearchState& state) {
   std::string s = fmt::format("{} of {} candidates missing", state.missing, state.units);
   if (state.rejected > 0) {
-    s += fmt::format(" ({} of them {} that failed {} checksum: edited after it was written)", state.rejected,
-                     state.rejected == 1 ? "a stored row" : "stored rows", state.rejected == 1 ? "its" : "their");
+    const bool one = state.rejected == 1;
+    s += fmt::format(" ({} of them {} that failed {} checksum: edited after {} written)", state.rejected,
+                     one ? "a stored row" : "stored rows", one ? "its" : "their", one ? "it was" : "they were");
   }
   return s;
 }
