@@ -50,6 +50,7 @@ PlanRun run_plan(const PlanSpec& plan, const hw::Catalog& catalog, const PriceCa
   if (run.root && !options.db.empty()) {
     store = std::make_unique<ResultsStore>(options.db, fnv1a_hex(plan.text), model_version(), plan.name, plan.text);
     const auto stored = store->all();
+    run.replaced = store->rejected();  // left out of `stored`, so evaluated again below
     for (std::size_t i = 0; i < units.size(); ++i) {
       const auto it = stored.find(units[i].key);
       if (it == stored.end()) continue;
@@ -144,6 +145,35 @@ PlanRun run_plan(const PlanSpec& plan, const hw::Catalog& catalog, const PriceCa
   }
   if (run.root) run.candidates = std::move(results);
   return run;
+}
+
+StoredRun read_stored_run(const std::string& db, const hw::Catalog& catalog) {
+  StoredRun out;
+  const auto store = ResultsStore::open_existing(db);
+  out.plan = parse_plan(store->plan_text(), "(stored in " + db + ")");
+  out.model_version = store->model_version();
+  // The units the plan has, enumerated as the run that wrote the store did, so that the ones it
+  // lacks are counted rather than silently absent from the answer.
+  out.designs = enumerate_designs(out.plan, catalog);
+  const std::vector<Unit> units = enumerate_units(out.plan, out.designs);
+  out.units = units.size();
+  const auto stored = store->all();
+  out.rejected = store->rejected();
+  out.candidates.resize(units.size());
+  for (std::size_t i = 0; i < units.size(); ++i) {
+    const auto it = stored.find(units[i].key);
+    if (it != stored.end()) {
+      // A row with a good checksum parses (it was written from JSON); kept as a check anyway.
+      try {
+        out.candidates[i] = nlohmann::json::parse(it->second);
+        continue;
+      } catch (const nlohmann::json::exception&) {
+        ++out.rejected;
+      }
+    }
+    ++out.missing;
+  }
+  return out;
 }
 
 }  // namespace gf::plan
