@@ -50,7 +50,10 @@ test: build
 # at -O1 (a third of -O0's run time, and still every report) with libFuzzer's coverage
 # instrumentation, so that `make fuzz` reuses this one build for its targets instead of compiling
 # everything a third time.
-SANITIZE_CONFIGURE = cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug \
+# (A build directory configured earlier with another compiler is started afresh: CMake cannot
+# change the compiler of an existing cache.)
+SANITIZE_CONFIGURE = { grep -qs 'CMAKE_CXX_COMPILER:[A-Z]*=.*clang' $(ASAN_BUILD)/CMakeCache.txt || rm -rf $(ASAN_BUILD); } && \
+	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug \
 	-DCMAKE_CXX_FLAGS_DEBUG="-O1 -gline-tables-only" -DGPUFABRIC_SANITIZE=ON -DGPUFABRIC_FUZZ=ON \
 	-DGPUFABRIC_BUILD_BENCH=OFF
 test-asan: deps
