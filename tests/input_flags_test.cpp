@@ -194,6 +194,10 @@ TEST(Flags, InertAndConflictingOptionsNameBothFlags) {
   expect_refused(run_cli({"train", "dgx-h100", "--layers", "2", "--hidden", "64", "--heads", "4", "--seq", "8",
                           "--vocab", "10", "--top-k", "2"}),
                  {"'--top-k'", "--experts"});
+  // schedule: an option of a mode that does not run.
+  expect_refused(run_cli({"schedule", "--gpus", "2", "--trace", "x.csv"}), {"'--gpus'", "--mig-pack"});
+  expect_refused(run_cli({"schedule", "dgx-h100", "--rate", "3", "--trace", "x.csv"}), {"'--rate'", "--share"});
+  expect_refused(run_cli({"schedule", "--trace", "x.csv", "--repeats", "3"}), {"'--repeats'", "--fill"});
   // The interleaved schedule with the stages it interleaves is accepted.
   EXPECT_EQ(with({"--pp", "2", "--vpp", "2", "--global-batch", "8"}).code, 0);
 }
