@@ -38,7 +38,8 @@ void CalibrateOptions::add_to(CLI::App& app) {
   app.add_option("--profile", profiles,
                  "A profile written by 'gpufabric probe --save' (its H2D/D2H, GPU-to-GPU copies and NCCL "
                  "all_reduce); repeatable");
-  app.add_option("--gpus", gpus, "Ranks the logs ran with, spread evenly over the nodes (default: every GPU)");
+  app.add_option("--gpus", gpus,
+                 "Ranks the logs ran with, 1 or more, spread evenly over the nodes (default: every GPU)");
   app.add_option("--env", env, "NCCL environment of the runs, NAME=VALUE, repeatable (as for collective)");
   app.add_option("-o,--output", output, "Write the calibration overlay (YAML) to this file");
   app.add_option("--format", format, "table | json");
@@ -56,6 +57,8 @@ std::string CalibrateOptions::run() const {
     refuse_same_file(inputs, {{"-o", output}});
     check_writable(output, "-o");
   }
+  // 0 to the calibration: every GPU, which is what leaving --gpus out means.
+  const long ranks = gpus.empty() ? 0 : parse_whole("--gpus", gpus, 1, topo::kMaxGpus);
   comm::NcclConfig nccl;
   std::vector<std::string> ignored;
   for (const auto& e : env) comm::apply_nccl_assignment(nccl, e, &ignored);
@@ -76,7 +79,6 @@ std::string CalibrateOptions::run() const {
   }
   const hw::Catalog catalog = cluster.load_catalog();
   const topo::ClusterSpec spec = cluster.load_spec(catalog);
-  const long ranks = parse_whole("--gpus", gpus, 0, topo::kMaxGpus);
   const auto result = calib::calibrate(spec, catalog, ranks, nccl, inputs, cluster.nccl_params());
   const std::size_t inputs_count = logs.size() + nvbandwidth.size() + profiles.size();
   const std::string overlay = calib::calibration_yaml(result);

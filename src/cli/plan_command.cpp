@@ -53,7 +53,7 @@ void PlanOptions::add_to(CLI::App& app) {
   app.add_flag("--quiet", quiet, "No progress bar");
   app.add_option("--format", format, "table | json | csv");
   app.add_option("--report", report, "Write a self-contained HTML report to this file");
-  app.add_option("--threads", threads, "Threads (default: every core)");
+  app.add_option("--threads", threads, "Threads, 1 or more (default: every core)");
   app.add_option("--timeline", timeline,
                  "With --report: a timeline CSV from `gpufabric schedule --timeline`, drawn in the report");
   app.add_option("--rows", rows, "Rows of the ranked table per workload (default 12)");
@@ -64,7 +64,7 @@ std::string PlanOptions::run() const {
   if (format != "table" && format != "json" && format != "csv") {
     throw InputError({}, "--format", "got '" + format + "'", "table, json, csv");
   }
-  const long n_threads = parse_whole("--threads", threads, 0, 1024);
+  const long n_threads = threads.empty() ? 0 : parse_whole("--threads", threads, 1, 1024);  // 0: every core
   const long n_rows = parse_whole("--rows", rows, 1, 1000000);
   if (list) {
     std::string out = "Built-in plans (gpufabric plan NAME):\n";

@@ -44,7 +44,7 @@ void ProbeOptions::add_to(CLI::App& app) {
   save_option = app.add_option("--save", save, "Write the profile (discovery and measurements) to this JSON file");
   load_option = app.add_option("--load,--profile", load, "Read a saved profile instead of measuring");
   app.add_option("--dir", dir, "Directory for the storage probe's temporary file (default: current directory)");
-  app.add_option("--threads", threads, "Threads for the memory and decode probes (default: one per core)");
+  app.add_option("--threads", threads, "Threads for the memory and decode probes, 1 or more (default: one per core)");
   app.add_option("--parts", parts, "Comma-separated subset to measure: memory, storage, decode, gpu (default: all)");
   add_catalog_option(app, catalog_dir);
 }
@@ -65,7 +65,7 @@ std::string ProbeOptions::run() const {
   probe::RunOptions o;
   o.quick = quick;
   o.directory = dir;
-  o.threads = static_cast<int>(parse_whole("--threads", threads, 0, 4096));
+  o.threads = threads.empty() ? 0 : static_cast<int>(parse_whole("--threads", threads, 1, 4096));  // 0: one per core
   if (!parts.empty()) o.parts = parse_parts(parts);
   // The catalog is read first so a bad --catalog fails before minutes of measuring.
   const hw::Catalog catalog = load_catalog(catalog_dir);
