@@ -179,6 +179,14 @@ std::string ScheduleOptions::run() const {
       out += fmt::format("  {:<12} {}\n", n, sched::make_policy(n)->summary());
     return out;
   }
+  // No output may replace an input or another output; every mode's outputs are checked before
+  // any work, and written whole at the end.
+  auto inputs = cluster_inputs(cluster);
+  inputs.insert(inputs.end(),
+                {{"--trace", trace}, {"--nodes-file", nodes_file}, {"--autoscale", autoscale}, {"--load", load}});
+  refuse_same_file(inputs, {{"--report", report}, {"--timeline", timeline}, {"--jobs-csv", jobs_csv}});
+  for (const auto& [flag, path] : {std::pair{"--timeline", timeline}, {"--report", report}, {"--jobs-csv", jobs_csv}})
+    if (!path.empty()) check_writable(path, flag);
   if (!mig_pack.empty()) return mig_pack_text(*this);
   if (!autoscale.empty()) return autoscale_run(*this);
   if (!share.empty()) return sharing_run(*this);
@@ -186,8 +194,6 @@ std::string ScheduleOptions::run() const {
     throw InputError({}, "--trace", "no job trace given",
                      "--trace FILE: a PAI 2023 pod list (data/traces/alibaba-pai-2023/openb_pod_list_default.csv) or "
                      "gpufabric's job CSV (README, 'Job traces')");
-  for (const auto& [flag, path] : {std::pair{"--timeline", timeline}, {"--report", report}, {"--jobs-csv", jobs_csv}})
-    if (!path.empty()) check_writable(path, flag);
   report::ScheduleInput in;
   sched::Trace t = sched::read_trace(trace, skip_bad);
   // The cluster: a node list, or a built topology.

@@ -3,12 +3,12 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <tuple>
 
 #include "cli/collective_command.hpp"
+#include "cli/output_files.hpp"
 #include "cli/pipeline_command.hpp"
 #include "comm/collective.hpp"
 #include "core/error.hpp"
@@ -166,10 +166,14 @@ std::string TrainOptions::run() const {
     return t.render();
   }
   if (format != "table" && format != "json") throw InputError({}, "--format", "got '" + format + "'", "table, json");
-  // Check the trace file can be written before any work, so a typo costs nothing.
+  // Check the trace file can be written before any work, so a typo costs nothing; it is written
+  // only once the step is modelled, whole (no 0-byte file from a run that fails).
   if (!trace.empty()) {
-    std::ofstream probe(trace, std::ios::app);
-    if (!probe) throw InputError({}, "--trace", "cannot write '" + trace + "'", "a writable file path");
+    auto inputs = cluster_inputs(cluster);
+    inputs.insert(inputs.end(),
+                  {{"--model-file", model_file}, {"--compute-profile", compute_profile}, {"--input", input}});
+    refuse_same_file(inputs, {{"--trace", trace}});
+    check_writable(trace, "--trace");
   }
   const work::ModelSpec m = model_of(*this);
   work::TrainOptions o;
@@ -336,9 +340,7 @@ std::string TrainOptions::run() const {
                                                           {"bottleneck", r.bottleneck}};
     for (std::size_t i = 0; i < r.assumptions.size(); ++i)
       meta.push_back({fmt::format("assumption {}", i + 1), r.assumptions[i]});
-    std::ofstream f(trace);
-    f << report::chrome_trace(r.timeline, process, meta);
-    if (!f) throw InputError({}, "--trace", "could not write '" + trace + "'", "a writable file path");
+    write_whole(trace, report::chrome_trace(r.timeline, process, meta), "--trace");
   }
   if (format == "json") {
     nlohmann::json j;
