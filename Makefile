@@ -2,12 +2,12 @@
 # packages first (as root), then configure and build with CMake + Ninja.
 BUILD ?= build
 ASAN_BUILD ?= build-asan
-FUZZ_BUILD ?= build-fuzz
+TSAN_BUILD ?= build-tsan
 FUZZ_SECONDS ?= 25
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 
-.PHONY: all deps build run test test-asan fuzz bench format clean
+.PHONY: all deps build run test test-asan test-tsan fuzz bench format clean readme
 
 all: build
 
@@ -37,19 +37,43 @@ run: build
 	./$(BUILD)/gpufabric schedule --trace data/traces/examples/training-mix.csv --preset dgx-h100 --nodes 24 --fabric fat-tree --oversubscription 7 --compare --no-fill
 	./$(BUILD)/gpufabric schedule --autoscale data/services/llama3.1-8b-chat.yaml --load diurnal:20
 
+# Reruns every command whose output README.md shows (each block after a `<!-- readme-output: ... -->`
+# comment) and rewrites those blocks; the test readme_outputs fails while one of them differs.
+readme: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS) --target gpufabric
+	python3 scripts/readme_outputs.py --update $(BUILD)/gpufabric
+
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
-# The same suite under AddressSanitizer and UndefinedBehaviorSanitizer (run by CI).
+# The same suite under AddressSanitizer and UndefinedBehaviorSanitizer (run by CI), built by Clang
+# at -O1 (a third of -O0's run time, and still every report) with libFuzzer's coverage
+# instrumentation, so that `make fuzz` reuses this one build for its targets instead of compiling
+# everything a third time.
+# (A build directory configured earlier with another compiler is started afresh: CMake cannot
+# change the compiler of an existing cache.)
+SANITIZE_CONFIGURE = { grep -qs 'CMAKE_CXX_COMPILER:[A-Z]*=.*clang' $(ASAN_BUILD)/CMakeCache.txt || rm -rf $(ASAN_BUILD); } && \
+	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug \
+	-DCMAKE_CXX_FLAGS_DEBUG="-O1 -gline-tables-only" -DGPUFABRIC_SANITIZE=ON -DGPUFABRIC_FUZZ=ON \
+	-DGPUFABRIC_BUILD_BENCH=OFF
 test-asan: deps
-	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGPUFABRIC_SANITIZE=ON -DGPUFABRIC_BUILD_BENCH=OFF
+	$(SANITIZE_CONFIGURE)
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS)
 
+# The threaded tests (planner workers, shared tables and caches, the decode probe) under
+# ThreadSanitizer (run by CI). Only the libraries they link are built.
+test-tsan: deps
+	cmake -S . -B $(TSAN_BUILD) -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug \
+	  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -gline-tables-only" -DGPUFABRIC_TSAN=ON -DGPUFABRIC_BUILD_BENCH=OFF
+	cmake --build $(TSAN_BUILD) -j $(JOBS) --target gpufabric_thread_tests
+	ctest --test-dir $(TSAN_BUILD) --output-on-failure -j $(JOBS)
+
 # Every reader under libFuzzer (Clang, ASan + UBSan) for FUZZ_SECONDS each, seeded from data/
-# (run by CI; see fuzz/run.sh). A longer hunt: make fuzz FUZZ_SECONDS=600.
+# (run by CI; see fuzz/run.sh), in the sanitizer build above. A longer hunt: make fuzz FUZZ_SECONDS=600.
 fuzz: deps
-	FUZZ_BUILD=$(FUZZ_BUILD) FUZZ_JOBS=$(JOBS) fuzz/run.sh $(FUZZ_SECONDS)
+	@test -f $(ASAN_BUILD)/build.ninja || $(SANITIZE_CONFIGURE)
+	FUZZ_BUILD=$(ASAN_BUILD) FUZZ_JOBS=$(JOBS) fuzz/run.sh $(FUZZ_SECONDS)
 
 bench: build
 	./$(BUILD)/bench/gpufabric_bench
@@ -58,4 +82,4 @@ format:
 	clang-format -i $$(git ls-files '*.cpp' '*.hpp')
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD)

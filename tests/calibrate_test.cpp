@@ -12,6 +12,7 @@
 #include "calib/nvbandwidth_output.hpp"
 #include "comm/model.hpp"
 #include "probe/profile_json.hpp"
+#include "scratch_dir.hpp"
 #include "test_support.hpp"
 #include "topo/cluster_loader.hpp"
 #include "validate/collective_validation.hpp"
@@ -344,7 +345,8 @@ TEST(CalibrateCopies, CommandLineExitCodesAndOverlayOnEveryCommand) {
   EXPECT_NE(small.err.find("row 0 column 4"), std::string::npos) << small.err;
   const auto none = gf::test::run_cli({"calibrate", "--preset", "dgx-a100"});
   EXPECT_EQ(none.code, 2);
-  const std::string overlay = ::testing::TempDir() + "calib-4090.yaml";
+  const gf::test::ScratchDir dir;
+  const std::string overlay = dir.file("calib-4090.yaml");
   const auto ok =
       gf::test::run_cli({"calibrate", "--cluster", gf::test::data_file("pcie_8x_rtx4090.yaml"), "--nvbandwidth", nvb,
                          "--nvbandwidth", gf::test::data_file("nvbandwidth/h100_8x_sm.txt"), "-o", overlay});
@@ -367,7 +369,6 @@ TEST(CalibrateCopies, CommandLineExitCodesAndOverlayOnEveryCommand) {
     ASSERT_EQ(calibrated.code, 0) << calibrated.err;
     EXPECT_NE(plain.out, calibrated.out) << cmd[0];
   }
-  std::remove(overlay.c_str());
   // An overlay's PCIe efficiency without its generation is an error at the file's line.
   const std::string missing = gf::test::input_error([] {
     hw::Catalog c = gf::test::catalog();

@@ -22,28 +22,13 @@
 #include "plan/recommend.hpp"
 #include "plan/results_store.hpp"
 #include "report/time_to_train_report.hpp"
+#include "scratch_dir.hpp"
 #include "test_support.hpp"
 #include "validate/time_to_train_validation.hpp"
 
 namespace {
 
 using gf::test::run_cli;
-
-std::string temp_path(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("gf-plan-test-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const auto p = dir / name;
-  std::filesystem::remove(p);
-  std::filesystem::remove(p.string() + "-wal");
-  std::filesystem::remove(p.string() + "-shm");
-  return p.string();
-}
-
-std::string write_temp(const std::string& name, const std::string& text) {
-  const std::string p = temp_path(name);
-  std::ofstream(p) << text;
-  return p;
-}
 
 nlohmann::json answer_of(const gf::plan::PlanSpec& plan, const gf::plan::PlannerOptions& o = {}) {
   static const gf::plan::PriceCatalog prices = gf::plan::builtin_prices();
@@ -77,7 +62,8 @@ design:
 )";
 
 TEST(PlanFile, UnknownKeyIsAnErrorAtItsLine) {
-  const std::string p = write_temp("typo.yaml", std::string(kMinimal) + "limtis:\n  max_gpus: 8\n");
+  const gf::test::ScratchDir dir;
+  const std::string p = dir.write("typo.yaml", std::string(kMinimal) + "limtis:\n  max_gpus: 8\n");
   const auto r = run_cli({"plan", p, "--quiet"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find(p + ":11"), std::string::npos) << r.err;
@@ -85,39 +71,42 @@ TEST(PlanFile, UnknownKeyIsAnErrorAtItsLine) {
 }
 
 TEST(PlanFile, UnknownModelAndHardwareNameTheirFields) {
+  const gf::test::ScratchDir dir;
   std::string text = kMinimal;
   text.replace(text.find("gpt3-1.3b"), 9, "gpt3-1.3x");
-  auto r = run_cli({"plan", write_temp("model.yaml", text), "--quiet"});
+  auto r = run_cli({"plan", dir.write("model.yaml", text), "--quiet"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("workloads[0].model"), std::string::npos) << r.err;
-  r = run_cli({"plan", write_temp("gpu.yaml", std::string(kMinimal) + "  gpus: [h100-sxm6]\n"), "--quiet"});
+  r = run_cli({"plan", dir.write("gpu.yaml", std::string(kMinimal) + "  gpus: [h100-sxm6]\n"), "--quiet"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("h100-sxm6"), std::string::npos) << r.err;
   r = run_cli({"plan",
-               write_temp("node.yaml",
-                          std::string(kMinimal).replace(std::string(kMinimal).find("[dgx-a100]"), 10, "[dgx-a101]")),
+               dir.write("node.yaml",
+                         std::string(kMinimal).replace(std::string(kMinimal).find("[dgx-a100]"), 10, "[dgx-a101]")),
                "--quiet"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("dgx-a100"), std::string::npos) << r.err;  // the suggestion
 }
 
 TEST(PlanFile, ContradictoryLimitsAreRefused) {
+  const gf::test::ScratchDir dir;
   auto r = run_cli({"plan",
-                    write_temp("limits.yaml", std::string(kMinimal) + "  gpus_per_node: [8]\nlimits:\n  max_gpus: 4\n"),
+                    dir.write("limits.yaml", std::string(kMinimal) + "  gpus_per_node: [8]\nlimits:\n  max_gpus: 4\n"),
                     "--quiet"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("contradicts limits.max_gpus"), std::string::npos) << r.err;
   r = run_cli(
       {"plan",
-       write_temp("tco.yaml", std::string(kMinimal) + "cloud: true\nlimits:\n  budget_usd: 1e6\n  budget: tco\n"),
+       dir.write("tco.yaml", std::string(kMinimal) + "cloud: true\nlimits:\n  budget_usd: 1e6\n  budget: tco\n"),
        "--quiet"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("contradicts limits.budget"), std::string::npos) << r.err;
 }
 
 TEST(PlanFile, NoFeasibleCandidateSaysWhichLimitAndTheClosest) {
+  const gf::test::ScratchDir dir;
   const auto r = run_cli(
-      {"plan", write_temp("deadline.yaml", std::string(kMinimal) + "limits:\n  deadline_days: 0.01\n"), "--quiet"});
+      {"plan", dir.write("deadline.yaml", std::string(kMinimal) + "limits:\n  deadline_days: 0.01\n"), "--quiet"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("limits.deadline excludes 2 of 2"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("the closest is 2 x dgx-a100"), std::string::npos) << r.err;
@@ -206,7 +195,8 @@ TEST(Planner, TheAnswerDoesNotDependOnThreads) {
 }
 
 TEST(ResultsStore, ARerunResumesAndEvaluatesOnlyWhatIsMissing) {
-  const std::string db = temp_path("resume.db");
+  const gf::test::ScratchDir dir;
+  const std::string db = dir.file("resume.db");
   const auto plan = gf::plan::parse_plan(kMinimal, "inline.yaml");
   const auto prices = gf::plan::builtin_prices();
   gf::plan::PlannerOptions o;
@@ -221,15 +211,16 @@ TEST(ResultsStore, ARerunResumesAndEvaluatesOnlyWhatIsMissing) {
   // --show reads it back without the plan file and prints the same answer.
   const auto show = run_cli({"plan", "--db", db, "--show", "--format", "csv"});
   ASSERT_EQ(show.code, 0) << show.err;
-  const std::string p = write_temp("inline.yaml", kMinimal);
+  const std::string p = dir.write("inline.yaml", kMinimal);
   const auto direct = run_cli({"plan", p, "--format", "csv", "--quiet"});
   EXPECT_EQ(show.out, direct.out);
 }
 
 TEST(ResultsStore, ADatabaseOfAnotherPlanIsRefused) {
-  const std::string db = temp_path("other.db");
-  const std::string a = write_temp("a.yaml", kMinimal);
-  const std::string b = write_temp("b.yaml", std::string(kMinimal) + "objective: time\n");
+  const gf::test::ScratchDir dir;
+  const std::string db = dir.file("other.db");
+  const std::string a = dir.write("a.yaml", kMinimal);
+  const std::string b = dir.write("b.yaml", std::string(kMinimal) + "objective: time\n");
   ASSERT_EQ(run_cli({"plan", a, "--db", db, "--quiet"}).code, 0);
   const auto r = run_cli({"plan", b, "--db", db, "--quiet"});
   EXPECT_EQ(r.code, 2);
@@ -241,7 +232,8 @@ TEST(ResultsStore, ADatabaseOfAnotherPlanIsRefused) {
 // A search killed with SIGKILL mid-way keeps every result it completed, the database stays
 // consistent, and a rerun evaluates only the rest and gives the answer of an uninterrupted run.
 TEST(ResultsStore, KillNineMidSearchLosesNothingAndResumes) {
-  const std::string db = temp_path("kill.db");
+  const gf::test::ScratchDir dir;
+  const std::string db = dir.file("kill.db");
   const std::string plan_file = gf::test::data_file("plan_kill.yaml");
   const auto plan = gf::plan::load_plan_file(plan_file);
   const pid_t child = ::fork();

@@ -28,6 +28,7 @@
 #include "probe/storage.hpp"
 #include "probe/sysfs.hpp"
 #include "probe/temp_file.hpp"
+#include "scratch_dir.hpp"
 #include "test_support.hpp"
 
 namespace gf {
@@ -39,19 +40,7 @@ using test::run_cli;
 
 const std::string kRoot = std::string(GPUFABRIC_TEST_DATA) + "/probe_sysfs";
 
-// A scratch directory removed at the end of the test.
-struct ScratchDir {
-  fs::path path;
-  ScratchDir() {
-    path = fs::temp_directory_path() /
-           ("gpufabric-probe-test-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~ScratchDir() { fs::remove_all(path); }
-  [[nodiscard]] std::string file(const std::string& name) const { return (path / name).string(); }
-};
+using test::ScratchDir;
 
 // An HGX H100 node as it should be: 2 x Xeon 8480C, 8 x H100 SXM5 at Gen5 x16 with 18 NVLinks,
 // a ConnectX-7 at NDR 400, STREAM triad at 78% of theoretical, pinned copies at catalog efficiency.
@@ -463,7 +452,7 @@ TEST(ProbeMeasure, StreamArraySizeFollowsStreamsRuleWithinMemory) {
 TEST(ProbeMeasure, StorageRemovesItsFileAndRejectsBadDirectories) {
   ScratchDir dir;
   StorageOptions o;
-  o.directory = dir.path.string();
+  o.directory = dir.path().string();
   o.file_size = Bytes(4.0 * 1048576);
   const auto r = measure_storage(o);
   EXPECT_GT(r.read.value(), 0);
@@ -471,7 +460,7 @@ TEST(ProbeMeasure, StorageRemovesItsFileAndRejectsBadDirectories) {
   EXPECT_DOUBLE_EQ(r.file_size.value(), 4.0 * 1048576);
   EXPECT_TRUE(r.direct_io ? r.note.find("O_DIRECT,") == 0 : r.note.find("O_DIRECT unsupported, page-cache read") == 0)
       << r.note;
-  EXPECT_TRUE(fs::is_empty(dir.path)) << "the temporary file is gone";
+  EXPECT_TRUE(fs::is_empty(dir.path())) << "the temporary file is gone";
   o.directory = dir.file("no-such-dir");
   EXPECT_THROW((void)measure_storage(o), InputError);
 }
@@ -481,14 +470,14 @@ TEST(ProbeMeasure, TempFileIsRemovedWhenSigtermArrives) {
   const pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
-    TempFile f(dir.path.string());
+    TempFile f(dir.path().string());
     std::raise(SIGTERM);
     _exit(0);  // not reached: the handler re-raises with the default action
   }
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << status;
-  EXPECT_TRUE(fs::is_empty(dir.path)) << "the handler unlinked the file";
+  EXPECT_TRUE(fs::is_empty(dir.path())) << "the handler unlinked the file";
 }
 
 TEST(ProbeMeasure, DecodesARealJpeg) {

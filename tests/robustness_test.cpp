@@ -17,6 +17,7 @@
 #include "probe/memory_bandwidth.hpp"
 #include "probe/profile_json.hpp"
 #include "report/table.hpp"
+#include "scratch_dir.hpp"
 #include "test_support.hpp"
 #include "topo/summary.hpp"
 #include "validate/collective_validation.hpp"
@@ -30,24 +31,6 @@ namespace fs = std::filesystem;
 using test::catalog;
 using test::input_error;
 using test::run_cli;
-
-// A scratch directory removed at the end of the test.
-struct Scratch {
-  fs::path path;
-  Scratch() {
-    path = fs::temp_directory_path() /
-           ("gpufabric-robust-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~Scratch() { fs::remove_all(path); }
-  [[nodiscard]] std::string write(const std::string& name, const std::string& text) const {
-    const std::string p = (path / name).string();
-    std::ofstream(p, std::ios::binary) << text;
-    return p;
-  }
-};
 
 std::string embedded(const std::string& path) {
   for (const auto& f : data::embedded_files()) {
@@ -197,7 +180,7 @@ TEST(BadProbeProfile, PeerIndexOutsideTheProfilesGpusIsAnError) {
   EXPECT_TRUE(contains(msg, "gpu.peers[0].src")) << msg;
   EXPECT_TRUE(contains(msg, "0 to 1")) << msg;
 
-  Scratch dir;
+  const test::ScratchDir dir;
   const auto file = dir.write("big.json", j.dump(2));
   const auto r = run_cli({"probe", "--load", file});
   EXPECT_EQ(r.code, kExitBadInput);
@@ -243,13 +226,13 @@ TEST(BadProbeProfile, EmptyLoadOrSaveIsRefusedAndSaveIsCheckedFirst) {
   EXPECT_TRUE(contains(r.err, "--save")) << r.err;
   // An unwritable --save fails before anything else is looked at (here, before --parts, which is
   // read before measuring starts), and leaves nothing behind.
-  Scratch dir;
-  const std::string nowhere = (dir.path / "no-such-dir" / "p.json").string();
+  const test::ScratchDir dir;
+  const std::string nowhere = (dir.path() / "no-such-dir" / "p.json").string();
   r = run_cli({"probe", "--save", nowhere, "--parts", "nonsense"});
   EXPECT_EQ(r.code, kExitBadInput);
   EXPECT_TRUE(contains(r.err, "--save")) << r.err;
   EXPECT_TRUE(contains(r.err, "No such file or directory")) << r.err;
-  const std::string good = (dir.path / "p.json").string();
+  const std::string good = dir.file("p.json");
   r = run_cli({"probe", "--save", good, "--parts", "nonsense"});
   EXPECT_EQ(r.code, kExitBadInput);
   EXPECT_TRUE(contains(r.err, "--parts")) << r.err;
@@ -375,7 +358,7 @@ TEST(BadYaml, EscapesThatDecodeToNonUtf8BytesAreRefusedAtTheirScalar) {
 }
 
 TEST(BadYaml, InvalidUtf8ThroughTheCommandLineIsExitTwo) {
-  Scratch dir;
+  const test::ScratchDir dir;
   const auto file =
       dir.write("w.yaml", with_value(embedded("data/workloads/resnet50-imagenet.yaml"), "name", "\"resnet\xe9\""));
   const auto r = run_cli({"pipeline", "--preset", "dgx-a100", "--input", file, "--format", "json"});
@@ -461,7 +444,7 @@ TEST(BadValidationRows, PathRowFromAGpuToItselfIsRefused) {
   const std::string msg = input_error([&] { (void)validate::parse_path_rows(text, "v.yaml"); });
   EXPECT_TRUE(contains(msg, "v.yaml:6")) << msg;
   EXPECT_TRUE(contains(msg, "rows[0].dst")) << msg;
-  Scratch dir;
+  const test::ScratchDir dir;
   const auto r = run_cli({"validate", "--suite", "paths", "--file", dir.write("v.yaml", text)});
   EXPECT_EQ(r.code, kExitBadInput);
   EXPECT_TRUE(r.out.empty()) << r.out;
@@ -477,7 +460,7 @@ TEST(BadValidationRows, AbsurdMeasurementsAreRefused) {
 }
 
 TEST(BadValidationRows, ErrorsNameTheFileLineAndRowNotACommandLineFlag) {
-  Scratch dir;
+  const test::ScratchDir dir;
   // An unknown preset in a path row.
   auto r = run_cli(
       {"validate", "--suite", "paths", "--file", dir.write("p.yaml", with_value(kPathRow, "preset", "dgx-h999"))});

@@ -15,6 +15,7 @@
 #include "sched/mig_layout.hpp"
 #include "sched/simulator.hpp"
 #include "sched/trace_reader.hpp"
+#include "scratch_dir.hpp"
 #include "test_support.hpp"
 
 using namespace gf;
@@ -57,12 +58,6 @@ ScheduleResult run(const std::vector<Node>& ns, const std::vector<Job>& jobs, co
                    SimOptions o = {}) {
   const auto p = make_policy(policy);
   return simulate(ClusterState(ns), jobs, *p, o);
-}
-
-std::string write_temp(const std::string& name, const std::string& text) {
-  const auto path = std::filesystem::temp_directory_path() / ("gf-sched-" + name);
-  std::ofstream(path) << text;
-  return path.string();
 }
 
 }  // namespace
@@ -406,12 +401,13 @@ TEST(Schedule, FgdLeavesFewerGpusUnallocatedThanFirstFitOnThePaiTrace) {
 }
 
 TEST(ScheduleCli, CompareTableJsonAndTimeline) {
-  const std::string timeline = (std::filesystem::temp_directory_path() / "gf-sched-timeline.csv").string();
+  const test::ScratchDir dir;
+  const std::string timeline = dir.file("timeline.csv");
   const std::string jobs =
-      write_temp("jobs.csv", "name,submit,duration,gpus,pods\na,0,100,8,2\nb,10,50,4,1\nc,20,10,1,1\n");
-  const std::string ns = write_temp("nodes.csv",
-                                    "sn,cpu_milli,memory_mib,gpu,model,leaf\nn0,64000,262144,8,G,0\n"
-                                    "n1,64000,262144,8,G,0\nn2,64000,262144,8,G,1\n");
+      dir.write("jobs.csv", "name,submit,duration,gpus,pods\na,0,100,8,2\nb,10,50,4,1\nc,20,10,1,1\n");
+  const std::string ns = dir.write("nodes.csv",
+                                   "sn,cpu_milli,memory_mib,gpu,model,leaf\nn0,64000,262144,8,G,0\n"
+                                   "n1,64000,262144,8,G,0\nn2,64000,262144,8,G,1\n");
   auto r = test::run_cli({"schedule", "--trace", jobs, "--nodes-file", ns, "--compare", "--timeline", timeline});
   ASSERT_EQ(r.code, 0) << r.err;
   for (const auto& p : policy_names()) EXPECT_NE(r.out.find("\n" + p + " "), std::string::npos) << p << "\n" << r.out;
@@ -430,8 +426,9 @@ TEST(ScheduleCli, CompareTableJsonAndTimeline) {
 }
 
 TEST(ScheduleCli, BadRowsAreRefusedOrSkippedAndCounted) {
-  const std::string jobs = write_temp("bad.csv", "name,submit,duration,gpus\na,0,100,8\nb,zero,50,4\nc,20,10,1\n");
-  const std::string ns = write_temp("nodes2.csv", "sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,8,G\n");
+  const test::ScratchDir dir;
+  const std::string jobs = dir.write("bad.csv", "name,submit,duration,gpus\na,0,100,8\nb,zero,50,4\nc,20,10,1\n");
+  const std::string ns = dir.write("nodes2.csv", "sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,8,G\n");
   auto r = test::run_cli({"schedule", "--trace", jobs, "--nodes-file", ns});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("bad.csv:3"), std::string::npos) << r.err;
@@ -458,11 +455,10 @@ TEST(ScheduleCli, MigPackAndList) {
 }
 
 TEST(ScheduleCli, ReportsAndThePlannersReportDrawTheTimeline) {
-  const auto tmp = std::filesystem::temp_directory_path();
-  const std::string timeline = (tmp / "gf-sched-tl2.csv").string(), html = (tmp / "gf-sched.html").string(),
-                    plan_html = (tmp / "gf-sched-plan.html").string();
-  const std::string jobs = write_temp("jobs3.csv", "name,submit,duration,gpus\na,0,100,8\nb,10,50,4\nc,20,10,1\n");
-  const std::string ns = write_temp("nodes3.csv", "sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,8,G\n");
+  const test::ScratchDir dir;
+  const std::string timeline = dir.file("tl2.csv"), html = dir.file("sched.html"), plan_html = dir.file("plan.html");
+  const std::string jobs = dir.write("jobs3.csv", "name,submit,duration,gpus\na,0,100,8\nb,10,50,4\nc,20,10,1\n");
+  const std::string ns = dir.write("nodes3.csv", "sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,8,G\n");
   auto r = test::run_cli(
       {"schedule", "--trace", jobs, "--nodes-file", ns, "--compare", "--timeline", timeline, "--report", html});
   ASSERT_EQ(r.code, 0) << r.err;

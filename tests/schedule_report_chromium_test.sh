@@ -7,7 +7,15 @@
 # is saved. Exit 77 (skipped) only where Chromium is not installed.
 set -euo pipefail
 bin=$1 root=$2 work=$3
+# The reports and screenshots go to $work (in the build tree, kept to be looked at), emptied first
+# so that nothing from an earlier run can pass for this run's output. Everything else (Chromium's
+# profile and whatever it and gpufabric write to TMPDIR) goes to a directory of this test's own,
+# removed on exit.
+rm -rf "$work"
 mkdir -p "$work"
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+export TMPDIR=$scratch
 browser=""
 for candidate in chromium chromium-browser; do
   if command -v "$candidate" >/dev/null 2>&1; then browser=$(command -v "$candidate"); break; fi
@@ -23,8 +31,8 @@ printf 'name,submit,duration,gpus,pods\n"<img src=x id=pwned1 onerror=alert(1)>"
 printf 'sn,cpu_milli,memory_mib,gpu,model\n"<script id=pwned2>x</script>",64000,262144,8,G\n' >"$work/xss-nodes.csv"
 "$bin" schedule --trace "$work/xss-jobs.csv" --nodes-file "$work/xss-nodes.csv" --compare --quiet \
   --report "$work/schedule-xss.html" >/dev/null
-profile=$(mktemp -d)
-trap 'rm -rf "$profile"' EXIT
+profile=$scratch/profile
+# shellcheck disable=SC2054 # the comma in --window-size=1200,2000 is Chromium's syntax
 flags=(--headless --no-sandbox --disable-gpu --no-first-run --no-default-browser-check --disable-extensions
   --user-data-dir="$profile" --window-size=1200,2000 --hide-scrollbars)
 for page in schedule-report schedule-xss; do

@@ -10,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "report/serving_validation_report.hpp"
+#include "scratch_dir.hpp"
 #include "test_support.hpp"
 #include "validate/serving_validation.hpp"
 #include "work/kv_transfer.hpp"
@@ -344,9 +345,9 @@ TEST(ServeCommand, BadInputIsOneClearErrorWithCode2) {
     EXPECT_EQ(r.code, 2) << args[4] << " " << r.err;
     EXPECT_NE(r.err.find("error"), std::string::npos) << r.err;
   }
-  const auto trace = std::filesystem::temp_directory_path() / "gf_bad_trace.csv";
-  std::ofstream(trace) << "0,100,10\n0.1,100\n";
-  const auto r = run_cli({"serve", "--preset", "dgx-h100", "--model", "llama3.1-8b", "--arrivals", trace.string()});
+  const gf::test::ScratchDir dir;
+  const auto trace = dir.write("bad_trace.csv", "0,100,10\n0.1,100\n");
+  const auto r = run_cli({"serve", "--preset", "dgx-h100", "--model", "llama3.1-8b", "--arrivals", trace});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find(":2"), std::string::npos) << r.err;
 }
@@ -416,10 +417,10 @@ TEST(ServingDisaggregated, KvTransferAcrossNodesIsSlowerThanInside) {
 
 // --trace writes the iterations as Chrome trace events, one track per engine.
 TEST(ServeCommand, TraceHasOneEventPerIteration) {
-  const auto path = std::filesystem::temp_directory_path() / "gf_serve_trace.json";
-  std::filesystem::remove(path);
+  const gf::test::ScratchDir dir;
+  const auto path = dir.file("serve_trace.json");
   const auto j = serve({"--preset", "dgx-h100", "--model", "llama3.1-8b", "--gpus", "2", "--offline", "50", "--isl",
-                        "256", "--osl", "32", "--trace", path.string()});
+                        "256", "--osl", "32", "--trace", path});
   std::ifstream in(path);
   ASSERT_TRUE(in.good());
   const auto trace = nlohmann::json::parse(in);

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "probe/profile_json.hpp"
+#include "scratch_dir.hpp"
 #include "test_support.hpp"
 
 using gf::test::run_cli;
@@ -89,9 +90,8 @@ TEST(Train, ExpertAndContextParallelism) {
 // named tracks, spans that fit in the step and end where it ends.
 TEST(Train, TraceIsOneStepOnNamedTracks) {
   namespace fs = std::filesystem;
-  const fs::path file =
-      fs::temp_directory_path() /
-      ("gpufabric-train-trace-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + ".json");
+  const gf::test::ScratchDir dir;
+  const fs::path file = dir.file("train-trace.json");
   for (const char* sharding : {"--distributed-optimizer", "--fsdp=full"}) {
     const auto j = train({"--preset", "dgx-h100", "--nodes", "2", "--model", "llama3.1-8b", "--tp", "2",
                           "--global-batch", "16", sharding, "--trace", file.string()});
@@ -141,7 +141,6 @@ TEST(Train, TraceIsOneStepOnNamedTracks) {
     EXPECT_EQ(spans["pipeline stage " + std::to_string(s)], 2 * 8 * 2);  // 8 micro-batches x 2 chunks
   EXPECT_EQ(spans["stage 0 -> 1 sends"], 2 * 8 * 2);                     // both ways, both chunks
   EXPECT_EQ(spans["stage 3 -> 0 sends"], 2 * 8);                         // the chunk hand-back, both ways
-  fs::remove(file);
 }
 
 // Another job on the leftover nodes (an all-to-all back to back, as an expert-parallel job
@@ -255,9 +254,8 @@ TEST(Train, Fp8GainsLessThanItsPeak) {
 // GPU measured at half the rate trains slower, and the output says where the figure came from.
 TEST(Train, ComputeProfileReplacesThePublishedGemmCeiling) {
   namespace fs = std::filesystem;
-  const fs::path file =
-      fs::temp_directory_path() /
-      ("gpufabric-compute-profile-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + ".json");
+  const gf::test::ScratchDir dir;
+  const fs::path file = dir.file("compute-profile.json");
   auto save = [&](double tflops) {
     gf::probe::Profile p;
     p.gpu.emplace();
@@ -292,7 +290,6 @@ TEST(Train, ComputeProfileReplacesThePublishedGemmCeiling) {
   fp32.insert(fp32.end(), {"--precision", "fp32"});
   save(400);
   EXPECT_EQ(run_cli(fp32).code, 2);  // no tf32 GEMM in the profile
-  fs::remove(file);
 }
 
 // The seeds' case 7: data loading that cannot keep up leaves the GPUs starving. ResNet-50 at

@@ -38,6 +38,56 @@ std::string op_from(const std::string& text) {
   return {};
 }
 
+// What a row says of its size: its element count and the bytes of its type, checked against the
+// size once the collective is known (a header line or the file's name may come after the row).
+struct RowShape {
+  int line = 0;
+  double size = 0;
+  double count = 0;
+  double type_bytes = 0;
+  std::string type;
+};
+
+// The data type of a row (nccl-tests' names, src/common.cu's test_typenames, and the older
+// "char" and "int"), else an InputError at the line.
+double type_bytes(const std::string& type, const std::string& file, int line) {
+  const auto t = comm::parse_dtype(type);
+  if (!t) {
+    throw InputError({file, line, 0}, "type", "unknown data type '" + type + "'",
+                     join(comm::dtype_names()) + ", as nccl-tests prints them");
+  }
+  return t->bytes;
+}
+
+// nccl-tests prints size = max(send, receive bytes) and count = the count passed to NCCL
+// (src/common.cu, setupArgs): count x sizeof(type) for all_reduce, broadcast, reduce and
+// sendrecv; for all_gather, reduce_scatter and alltoall, whose count is per rank, that times the
+// ranks, which are the same on every row. A row that breaks this was not printed by nccl-tests
+// (or was edited), and its time would be fitted to the wrong size.
+void check_shapes(const std::vector<RowShape>& rows, const std::string& file, comm::Op op) {
+  const bool per_rank = comm::splits_by_rank(op);
+  double ranks = 0;  // size / (count x sizeof(type)) of the first row with a count, for per_rank ops
+  for (const auto& r : rows) {
+    const double unit = r.count * r.type_bytes;
+    const double n = unit > 0 ? r.size / unit : 0;
+    bool ok = r.count == std::floor(r.count) && (r.count == 0 ? r.size == 0 : n >= 1 && n == std::floor(n));
+    if (ok && r.count > 0) {
+      if (!per_rank) ok = n == 1;
+      if (per_rank && ranks == 0) ranks = n;
+      if (per_rank) ok = n == ranks;
+    }
+    if (ok) continue;
+    throw InputError(
+        {file, r.line, 0}, "count",
+        fmt::format(
+            "size {:g} does not match count {:g} of {} ({:g} bytes each){}", r.size, r.count, r.type, r.type_bytes,
+            per_rank && ranks > 0 ? fmt::format(" and the {:g} ranks of the rows above", ranks) : std::string()),
+        per_rank
+            ? fmt::format("size = count x bytes of the type x ranks ({}, as nccl-tests prints it)", comm::to_string(op))
+            : fmt::format("size = count x bytes of the type ({}, as nccl-tests prints it)", comm::to_string(op)));
+  }
+}
+
 }  // namespace
 
 NcclTestsLog parse_nccl_tests_log(const std::string& text, const std::string& file, const std::string& op) {
@@ -46,6 +96,7 @@ NcclTestsLog parse_nccl_tests_log(const std::string& text, const std::string& fi
   log.op = op;
   std::istringstream in(text);
   int lineno = 0;
+  std::vector<RowShape> shapes;
   for (std::string line; std::getline(in, line);) {
     ++lineno;
     if (!line.empty() && line.back() == '\r') line.pop_back();
@@ -69,6 +120,7 @@ NcclTestsLog parse_nccl_tests_log(const std::string& text, const std::string& fi
           fmt::format("'{}' is not an nccl-tests row (size count type redop root time algbw busbw ...)", line),
           "the table as nccl-tests prints it");
     }
+    shapes.push_back({lineno, size, count, type_bytes(w[2], file, lineno), w[2]});
     if (size == 0) continue;  // nccl-tests prints 0-byte rows for some ops
     log.rows.push_back({size, time, busbw, lineno});
   }
@@ -78,9 +130,11 @@ NcclTestsLog parse_nccl_tests_log(const std::string& text, const std::string& fi
                      "FILE:OP on the command line, e.g. run.log:all_reduce, or a log with its "
                      "'Collective test starting: all_reduce_perf' line");
   }
-  if (!comm::parse_op(log.op)) {
+  const auto op_kind = comm::parse_op(log.op);
+  if (!op_kind) {
     throw InputError({file, 0, 0}, "op", "unknown collective '" + log.op + "'", "all_reduce, all_gather, ...");
   }
+  check_shapes(shapes, file, *op_kind);
   if (log.rows.empty()) {
     throw InputError({file, lineno, 0}, "rows", "no nccl-tests table rows in the file",
                      "the output of an nccl-tests binary such as all_reduce_perf");

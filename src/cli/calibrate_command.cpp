@@ -2,10 +2,10 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "calib/calibrate.hpp"
+#include "cli/output_files.hpp"
 #include "core/error.hpp"
 #include "core/yaml_fields.hpp"
 #include "probe/profile_json.hpp"
@@ -13,6 +13,19 @@
 #include "topo/topology.hpp"
 
 namespace gf::cli {
+
+namespace {
+
+// A --log argument's file and collective: FILE, or FILE:OP when the tail names a collective.
+std::pair<std::string, std::string> log_file(const std::string& spec) {
+  if (const auto colon = spec.rfind(':'); colon != std::string::npos && colon > 0) {
+    const std::string tail = spec.substr(colon + 1);
+    if (comm::parse_op(tail)) return {spec.substr(0, colon), tail};
+  }
+  return {spec, ""};
+}
+
+}  // namespace
 
 void CalibrateOptions::add_to(CLI::App& app) {
   cluster.add_to(app);
@@ -25,7 +38,8 @@ void CalibrateOptions::add_to(CLI::App& app) {
   app.add_option("--profile", profiles,
                  "A profile written by 'gpufabric probe --save' (its H2D/D2H, GPU-to-GPU copies and NCCL "
                  "all_reduce); repeatable");
-  app.add_option("--gpus", gpus, "Ranks the logs ran with, spread evenly over the nodes (default: every GPU)");
+  app.add_option("--gpus", gpus,
+                 "Ranks the logs ran with, 1 or more, spread evenly over the nodes (default: every GPU)");
   app.add_option("--env", env, "NCCL environment of the runs, NAME=VALUE, repeatable (as for collective)");
   app.add_option("-o,--output", output, "Write the calibration overlay (YAML) to this file");
   app.add_option("--format", format, "table | json");
@@ -33,11 +47,18 @@ void CalibrateOptions::add_to(CLI::App& app) {
 
 std::string CalibrateOptions::run() const {
   if (format != "table" && format != "json") throw InputError({}, "--format", "got '" + format + "'", "table, json");
-  // Check the output can be written before fitting, so a typo does not cost the fit.
+  // Check the output can be written before fitting, so a typo does not cost the fit; it is
+  // written whole once the fit succeeds, never over one of the measurements it is fitted to.
   if (!output.empty()) {
-    std::ofstream probe(output, std::ios::app);
-    if (!probe) throw InputError({}, "-o", "cannot write '" + output + "'", "a writable file path");
+    auto inputs = cluster_inputs(cluster);
+    for (const auto& spec : logs) inputs.push_back({"--log", log_file(spec).first});
+    for (const auto& file : nvbandwidth) inputs.push_back({"--nvbandwidth", file});
+    for (const auto& file : profiles) inputs.push_back({"--profile", file});
+    refuse_same_file(inputs, {{"-o", output}});
+    check_writable(output, "-o");
   }
+  // 0 to the calibration: every GPU, which is what leaving --gpus out means.
+  const long ranks = gpus.empty() ? 0 : parse_whole("--gpus", gpus, 1, topo::kMaxGpus);
   comm::NcclConfig nccl;
   std::vector<std::string> ignored;
   for (const auto& e : env) comm::apply_nccl_assignment(nccl, e, &ignored);
@@ -47,15 +68,7 @@ std::string CalibrateOptions::run() const {
   calib::CalibrationInputs inputs;
   std::vector<calib::NcclTestsLog>& parsed = inputs.nccl;
   for (const auto& spec : logs) {
-    std::string file = spec;
-    std::string op;
-    if (const auto colon = spec.rfind(':'); colon != std::string::npos && colon > 0) {
-      const std::string tail = spec.substr(colon + 1);
-      if (comm::parse_op(tail)) {
-        file = spec.substr(0, colon);
-        op = tail;
-      }
-    }
+    const auto [file, op] = log_file(spec);
     parsed.push_back(calib::parse_nccl_tests_log(read_text_file(file, "--log"), file, op));
   }
   for (const auto& file : nvbandwidth) {
@@ -66,15 +79,10 @@ std::string CalibrateOptions::run() const {
   }
   const hw::Catalog catalog = cluster.load_catalog();
   const topo::ClusterSpec spec = cluster.load_spec(catalog);
-  const long ranks = parse_whole("--gpus", gpus, 0, topo::kMaxGpus);
   const auto result = calib::calibrate(spec, catalog, ranks, nccl, inputs, cluster.nccl_params());
   const std::size_t inputs_count = logs.size() + nvbandwidth.size() + profiles.size();
   const std::string overlay = calib::calibration_yaml(result);
-  if (!output.empty()) {
-    std::ofstream out(output);
-    out << overlay;
-    if (!out) throw InputError({}, "-o", "could not write '" + output + "'", "a writable file path");
-  }
+  if (!output.empty()) write_whole(output, overlay, "-o");
   if (format == "json") {
     nlohmann::json j;
     j["cluster"] = result.cluster;

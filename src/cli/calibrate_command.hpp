@@ -16,7 +16,7 @@ struct CalibrateOptions {
   std::vector<std::string> logs;  // FILE or FILE:OP
   std::vector<std::string> nvbandwidth;
   std::vector<std::string> profiles;  // probe --save JSON
-  std::string gpus = "0";
+  std::string gpus;                   // empty: every GPU
   std::vector<std::string> env;
   std::string output;
   std::string format = "table";

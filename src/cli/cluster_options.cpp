@@ -61,13 +61,12 @@ hw::Catalog load_catalog(const std::string& dir) {
 }
 
 void ClusterOptions::add_to(CLI::App& app) {
-  auto* pos =
-      app.add_option("cluster", positional, "CLUSTER: a preset name (see `gpufabric presets`) or a cluster YAML file");
+  app.add_option("cluster", positional, "CLUSTER: a preset name (see `gpufabric presets`) or a cluster YAML file");
   auto* p = app.add_option("--preset", preset, "Built-in cluster (see `gpufabric presets`)");
   auto* c = app.add_option("--cluster", cluster_file, "Cluster description YAML file (docs/cluster-format.md)");
+  // CLUSTER beside --preset or --cluster is refused by the command line's check of extra
+  // arguments (commands.cpp), which names it as the stray argument.
   p->excludes(c);
-  pos->excludes(p);
-  pos->excludes(c);
   add_catalog_option(app, catalog_dir);
   app.add_option("--nodes", nodes, "Number of nodes");
   app.add_option("--network", network, "Network technology, e.g. ib-ndr, roce-400g, eth-100g, efa");

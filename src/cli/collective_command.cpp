@@ -56,7 +56,7 @@ void CollectiveOptions::add_to(CLI::App& app) {
   app.add_option("op", op, "all_reduce | all_gather | reduce_scatter | broadcast | reduce | alltoall | sendrecv")
       ->required();
   cluster.add_to(app);
-  app.add_option("--gpus", gpus, "Ranks, spread evenly over the nodes (default: every GPU)");
+  app.add_option("--gpus", gpus, "Ranks, 2 or more, spread evenly over the nodes (default: every GPU)");
   app.add_option("-b,--minbytes", min_bytes, "Smallest size, e.g. 8, 64K, 1M (nccl-tests -b)");
   app.add_option("-e,--maxbytes", max_bytes, "Largest size (nccl-tests -e)");
   app.add_option("-f,--stepfactor", factor, "Multiply the size by this factor each step (nccl-tests -f)");
@@ -147,10 +147,12 @@ std::string CollectiveOptions::run() const {
   const hw::Catalog catalog = cluster.load_catalog();
   const topo::Topology topology(cluster.load_spec(catalog), catalog);
   const comm::NcclParams params = cluster.nccl_params();
-  const comm::Communicator c(topology, parse_whole("--gpus", gpus, 0, topo::kMaxGpus), nccl, &params);
+  // 0 to the communicator: every GPU, which is what leaving --gpus out means.
+  const long ranks = gpus.empty() ? 0 : parse_whole("--gpus", gpus, 1, topo::kMaxGpus);
+  const comm::Communicator c(topology, ranks, nccl, &params);
   if (c.ranks() < 2) {
     throw InputError({}, "--gpus", "one rank: a collective over a single GPU moves nothing between GPUs",
-                     "--gpus 2 or more (or 0 for every GPU)");
+                     "--gpus 2 or more (or leave --gpus out for every GPU)");
   }
   if ((type->name == "f8e4m3" || type->name == "f8e5m2") && c.gpu_generation() < comm::GpuGeneration::hopper) {
     throw InputError({}, "-d",

@@ -13,7 +13,7 @@ namespace gf::cli {
 struct CollectiveOptions {
   std::string op;
   ClusterOptions cluster;
-  std::string gpus = "0";
+  std::string gpus;  // empty: every GPU
   std::string min_bytes = "32M";
   std::string max_bytes = "32M";
   std::string factor;

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace gf::cli {
 
@@ -25,9 +26,28 @@ private:
 // Whether stderr is a terminal.
 bool stderr_is_terminal();
 
-// Writes `text` to `path` whole or not at all: a temporary file beside it, renamed into place.
+// Writes `text` to `path` whole or not at all: a temporary file of a unique name (mkstemp) beside
+// it, renamed into place, so a failed run leaves neither a 0-byte nor a half-written file, and a
+// file or symlink planted under a predictable temporary name is never followed.
 void write_whole(const std::string& path, const std::string& text, const std::string& flag);
-// Fails now (InputError naming `flag`) when `path` could not be written later.
+// Fails now (InputError naming `flag`) when `path` could not be written later: a directory, or a
+// directory that does not exist or refuses new files. Leaves nothing behind.
 void check_writable(const std::string& path, const std::string& flag);
+
+// A file a command reads or writes, and the flag (or positional name) that named it.
+struct NamedPath {
+  std::string flag;
+  std::string path;
+};
+// Refuses, with an InputError naming both flags, an output that is the same file as an input
+// (`plan my.yaml --report my.yaml` would replace the plan) or as another output. Paths are
+// compared as std::filesystem::weakly_canonical spells them (./a, a and dir/../a are one file;
+// symlinks resolved) and, where both exist, by device and inode (hard links). Inputs that do not
+// exist are names (a preset, a built-in plan), not files, and are skipped; empty paths too.
+void refuse_same_file(const std::vector<NamedPath>& inputs, const std::vector<NamedPath>& outputs);
+
+struct ClusterOptions;
+// The files the cluster options read: CLUSTER, --cluster and --calibration.
+std::vector<NamedPath> cluster_inputs(const ClusterOptions& cluster);
 
 }  // namespace gf::cli

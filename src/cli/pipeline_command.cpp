@@ -31,10 +31,15 @@ work::PipelineOptions parse_pipeline_options(const std::string& source, const st
   }
   o.buffers = memory == "pinned" ? work::HostBuffers::pinned : work::HostBuffers::pageable;
   o.prefetch = static_cast<int>(parse_whole("--prefetch", prefetch, 0, 64));
-  o.loader_cores = static_cast<int>(parse_whole("--loader-cores", loader_cores, 0, 100000));
-  o.batch = static_cast<int>(parse_whole("--batch", batch, 0, 1 << 20));
+  // Left out, --loader-cores and --batch take their defaults (0 to the model); given, they must be
+  // counts, since 0 cores or 0 samples cannot run.
+  o.loader_cores = loader_cores.empty() ? 0 : static_cast<int>(parse_whole("--loader-cores", loader_cores, 1, 100000));
+  o.batch = batch.empty() ? 0 : static_cast<int>(parse_whole("--batch", batch, 1, 1 << 20));
   o.gds = gds;
-  o.network_fs = network_fs;
+  if (!network_fs.empty() && o.source != work::DataSource::network_fs)
+    throw InputError({}, "--network-fs", "names the file system of --source network-fs, and --source is " + source,
+                     "--source network-fs --network-fs NAME, or leave --network-fs out");
+  o.network_fs = network_fs.empty() ? "lustre" : network_fs;
   return o;
 }
 
@@ -43,12 +48,14 @@ void PipelineOptions::add_to(CLI::App& app) {
   app.add_option("--input", input, "Input workload: a built-in name (see --list) or a workload YAML file");
   app.add_flag("--list", list, "List the built-in input workloads");
   app.add_option("--source", source, "Where samples are read from: nvme | page-cache | network-fs");
-  app.add_option("--network-fs", network_fs, "Catalog network file system for --source network-fs (nfs, lustre)");
+  app.add_option("--network-fs", network_fs,
+                 "Catalog network file system for --source network-fs (nfs, lustre; default lustre)");
   app.add_option("--decode", decode, "Where samples are decoded: cpu | gpu (nvJPEG/NVDEC through DALI)");
   app.add_option("--memory", memory, "Host buffers for H2D copies: pinned | pageable");
   app.add_option("--prefetch", prefetch, "Batches prefetched per GPU; 0 runs the stages in turn");
-  app.add_option("--loader-cores", loader_cores, "Cores for loading and decoding (default: all but one per GPU)");
-  app.add_option("--batch", batch, "Samples per GPU per step (default: the workload's)");
+  app.add_option("--loader-cores", loader_cores,
+                 "Cores for loading and decoding, 1 or more (default: all but one per GPU)");
+  app.add_option("--batch", batch, "Samples per GPU per step, 1 or more (default: the workload's)");
   app.add_flag("--gds", gds, "GPUDirect Storage: NVMe reads straight into GPU memory");
   app.add_option("--format", format, "table | json");
 }

@@ -23,9 +23,9 @@ struct PipelineOptions {
   std::string decode = "cpu";
   std::string memory = "pinned";
   std::string prefetch = "2";
-  std::string loader_cores = "0";
-  std::string batch = "0";
-  std::string network_fs = "lustre";
+  std::string loader_cores;  // empty: all but one core per GPU
+  std::string batch;         // empty: the workload's
+  std::string network_fs;    // empty: lustre
   bool gds = false;
   bool list = false;
   std::string format = "table";

@@ -53,7 +53,7 @@ void PlanOptions::add_to(CLI::App& app) {
   app.add_flag("--quiet", quiet, "No progress bar");
   app.add_option("--format", format, "table | json | csv");
   app.add_option("--report", report, "Write a self-contained HTML report to this file");
-  app.add_option("--threads", threads, "Threads (default: every core)");
+  app.add_option("--threads", threads, "Threads, 1 or more (default: every core)");
   app.add_option("--timeline", timeline,
                  "With --report: a timeline CSV from `gpufabric schedule --timeline`, drawn in the report");
   app.add_option("--rows", rows, "Rows of the ranked table per workload (default 12)");
@@ -64,7 +64,7 @@ std::string PlanOptions::run() const {
   if (format != "table" && format != "json" && format != "csv") {
     throw InputError({}, "--format", "got '" + format + "'", "table, json, csv");
   }
-  const long n_threads = parse_whole("--threads", threads, 0, 1024);
+  const long n_threads = threads.empty() ? 0 : parse_whole("--threads", threads, 1, 1024);  // 0: every core
   const long n_rows = parse_whole("--rows", rows, 1, 1000000);
   if (list) {
     std::string out = "Built-in plans (gpufabric plan NAME):\n";
@@ -76,6 +76,11 @@ std::string PlanOptions::run() const {
   }
   if (!timeline.empty() && report.empty())
     throw InputError({}, "--timeline", "given without --report", "--report FILE.html --timeline FILE.csv");
+  // No output may replace an input: the plan, the timeline, or (with --show) the database read.
+  std::vector<NamedPath> inputs{{"PLAN", plan}, {"--timeline", timeline}};
+  std::vector<NamedPath> outputs{{"--report", report}};
+  (show ? inputs : outputs).push_back({"--db", db});
+  refuse_same_file(inputs, outputs);
   if (!timeline.empty()) (void)report::read_timeline_csv(timeline);  // a bad file fails before the search
   if (!report.empty()) {
     // Fail before the search, not after it: the report's place must be writable.
@@ -87,22 +92,24 @@ std::string PlanOptions::run() const {
   std::vector<std::string> skipped;
   std::size_t designs = 0;
   std::string version = plan::model_version();
+  plan::SearchState state;
   if (show) {
     if (db.empty())
       throw InputError({}, "--show", "needs --db FILE", "--db FILE written by an earlier `gpufabric plan`");
     if (!plan.empty()) throw InputError({}, "--show", "reads the plan stored in --db", "leave PLAN out with --show");
     std::error_code ec;
-    if (!std::filesystem::is_regular_file(db, ec))
+    if (!std::filesystem::exists(db, ec))
       throw InputError({}, "--db", "no such file '" + db + "'", "a file written by `gpufabric plan --db`");
-    const auto store = plan::ResultsStore::open_existing(db);
-    spec = plan::parse_plan(store->plan_text(), "(stored in " + db + ")");
-    version = store->model_version();
-    for (const auto& [key, text] : store->all()) candidates.push_back(nlohmann::json::parse(text));
-    std::sort(candidates.begin(), candidates.end(),
-              [](const auto& a, const auto& b) { return a.value("key", "") < b.value("key", ""); });
-    std::set<std::string> keys;
-    for (const auto& c : candidates) keys.insert(c.value("design_key", ""));
-    designs = keys.size();
+    if (!std::filesystem::is_regular_file(db, ec))
+      throw InputError({}, "--db", "'" + db + "' is not a regular file", "a file written by `gpufabric plan --db`");
+    // Read-only: the units the plan has, what the store holds of them, and what it lacks.
+    plan::StoredRun stored = plan::read_stored_run(db, catalog);
+    spec = std::move(stored.plan);
+    version = stored.model_version;
+    candidates = std::move(stored.candidates);
+    skipped = stored.designs.skipped;
+    designs = stored.designs.designs.size();
+    state = {stored.units, stored.missing, stored.rejected, 0};
   } else {
     spec = load(plan);
     const plan::PriceCatalog prices = plan::builtin_prices();
@@ -117,8 +124,9 @@ std::string PlanOptions::run() const {
     candidates = run.candidates;
     skipped = run.designs.skipped;
     designs = run.designs.designs.size();
+    state = {run.units, 0, 0, run.replaced};
   }
-  const nlohmann::json answer = plan::analyse(spec, candidates, skipped, designs, version);
+  const nlohmann::json answer = plan::analyse(spec, candidates, skipped, designs, version, state);
   if (!report.empty()) {
     const std::string extra =
         timeline.empty() ? std::string() : report::timeline_charts_html(report::read_timeline_csv(timeline), 0);

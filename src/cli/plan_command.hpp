@@ -17,7 +17,7 @@ struct PlanOptions {
   bool quiet = false;
   std::string format = "table";
   std::string report, timeline;
-  std::string threads = "0";
+  std::string threads;  // empty: every core
   std::string rows = "12";
   std::string catalog_dir;
 

@@ -1,12 +1,9 @@
 #include "cli/probe_command.hpp"
 
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "cli/cluster_options.hpp"
+#include "cli/output_files.hpp"
 #include "core/error.hpp"
 #include "core/yaml_fields.hpp"
 #include "probe/expectations.hpp"
@@ -35,30 +32,6 @@ std::set<std::string> parse_parts(const std::string& text) {
   return out;
 }
 
-// Fails now, before minutes of measuring, if `path` cannot be written; leaves no file behind.
-void check_writable(const std::string& path) {
-  std::error_code ec;
-  const bool existed = std::filesystem::exists(path, ec);
-  if (!ec && existed && std::filesystem::is_directory(path, ec)) {
-    throw InputError({}, "--save", "'" + path + "' is a directory", "a writable file path");
-  }
-  {
-    std::ofstream f(path, std::ios::app);
-    if (!f) {
-      const int err = errno;
-      throw InputError({}, "--save", "cannot write '" + path + "': " + std::strerror(err), "a writable file path");
-    }
-  }
-  if (!existed) std::filesystem::remove(path, ec);
-}
-
-void save_profile(const probe::Profile& p, const std::string& path) {
-  std::ofstream f(path);
-  if (!f) throw InputError({}, "--save", "cannot write '" + path + "'", "a writable file path");
-  f << probe::profile_to_json(p).dump(2) << "\n";
-  if (!f.flush()) throw InputError({}, "--save", "writing '" + path + "' failed", "a writable file path");
-}
-
 }  // namespace
 
 void ProbeOptions::add_to(CLI::App& app) {
@@ -71,7 +44,7 @@ void ProbeOptions::add_to(CLI::App& app) {
   save_option = app.add_option("--save", save, "Write the profile (discovery and measurements) to this JSON file");
   load_option = app.add_option("--load,--profile", load, "Read a saved profile instead of measuring");
   app.add_option("--dir", dir, "Directory for the storage probe's temporary file (default: current directory)");
-  app.add_option("--threads", threads, "Threads for the memory and decode probes (default: one per core)");
+  app.add_option("--threads", threads, "Threads for the memory and decode probes, 1 or more (default: one per core)");
   app.add_option("--parts", parts, "Comma-separated subset to measure: memory, storage, decode, gpu (default: all)");
   add_catalog_option(app, catalog_dir);
 }
@@ -83,12 +56,16 @@ std::string ProbeOptions::run() const {
   if (loading && mpi) throw InputError({}, "--mpi", "cannot measure and --load at once", "--mpi or --load");
   const bool saving = !save.empty() || (save_option != nullptr && save_option->count() > 0);
   if (saving && save.empty()) throw InputError({}, "--save", "empty file name", "a writable file path");
-  // Checked before the catalog and before measuring, which can take minutes.
-  if (saving) check_writable(save);
+  // Checked before the catalog and before measuring, which can take minutes; the profile is
+  // written whole at the end (no 0-byte file from a probe that fails), never over --load's.
+  if (saving) {
+    refuse_same_file({{"--load", load}}, {{"--save", save}});
+    check_writable(save, "--save");
+  }
   probe::RunOptions o;
   o.quick = quick;
   o.directory = dir;
-  o.threads = static_cast<int>(parse_whole("--threads", threads, 0, 4096));
+  o.threads = threads.empty() ? 0 : static_cast<int>(parse_whole("--threads", threads, 1, 4096));  // 0: one per core
   if (!parts.empty()) o.parts = parse_parts(parts);
   // The catalog is read first so a bad --catalog fails before minutes of measuring.
   const hw::Catalog catalog = load_catalog(catalog_dir);
@@ -103,7 +80,7 @@ std::string ProbeOptions::run() const {
   } else {
     p = probe::run_probe(o);
   }
-  if (saving) save_profile(p, save);
+  if (saving) write_whole(save, probe::profile_to_json(p).dump(2) + "\n", "--save");
 
   std::vector<probe::Expectation> expectations;
   if (compare) expectations = probe::compare(p, catalog);

@@ -16,7 +16,7 @@ struct ProbeOptions {
   std::string save;
   std::string load;
   std::string dir;
-  std::string threads = "0";
+  std::string threads;  // empty: one per core
   std::string parts;
   std::string catalog_dir;
   // Set by add_to: tell `--load ''` or `--save ''` (refused) from no --load or --save.

@@ -24,6 +24,32 @@ namespace gf::cli {
 
 namespace {
 
+// Options of one mode given to another, which would ignore them: each names the option and the
+// mode it belongs to.
+void refuse_inert_options(const ScheduleOptions& o) {
+  const std::pair<const char*, std::vector<const char*>> modes[] = {
+      {"--mig-pack", {"--mig-strategy", "--gpus"}},
+      {"--share", {"--replicas", "--rate", "--mig", "--isl", "--osl"}},
+      {"--autoscale", {"--load"}},
+  };
+  for (const auto& [mode, flags] : modes)
+    for (const char* flag : flags)
+      if (o.given(flag) && !o.given(mode))
+        throw InputError({}, flag, std::string("belongs to ") + mode + ", which is not given",
+                         std::string(mode) + " with " + flag + ", or leave " + flag + " out");
+  const bool fills = o.fill || (o.compare && !o.no_fill);
+  for (const char* flag : {"--up-to", "--repeats", "--seed"})
+    if (o.given(flag) && !fills)
+      throw InputError({}, flag, "sets the fill experiment, which does not run",
+                       "--fill or --compare with " + std::string(flag));
+  if (o.no_fill && !o.compare)
+    throw InputError({}, "--no-fill", "leaves the fill out of --compare, which is not given", "--compare --no-fill");
+  for (const char* flag : {"--cpu-milli", "--memory-mib"})
+    if (o.given(flag) && !o.nodes_file.empty())
+      throw InputError({}, flag, "sizes the nodes of a preset, and --nodes-file gives its own",
+                       "a preset with " + std::string(flag));
+}
+
 std::string mig_pack_text(const ScheduleOptions& o) {
   const sched::MigTable* table = sched::mig_table(o.cluster.gpu);
   if (o.cluster.gpu.empty())
@@ -128,6 +154,7 @@ std::string sharing_run(const ScheduleOptions& o) {
 }  // namespace
 
 void ScheduleOptions::add_to(CLI::App& app) {
+  this->app = &app;
   app.add_option("--trace", trace,
                  "Job trace: an Alibaba PAI 2023 pod list (data/traces/alibaba-pai-2023/) or gpufabric's job CSV");
   app.add_option("--nodes-file", nodes_file, "Node list (PAI format: sn,cpu_milli,memory_mib,gpu,model[,leaf])");
@@ -179,6 +206,15 @@ std::string ScheduleOptions::run() const {
       out += fmt::format("  {:<12} {}\n", n, sched::make_policy(n)->summary());
     return out;
   }
+  refuse_inert_options(*this);
+  // No output may replace an input or another output; every mode's outputs are checked before
+  // any work, and written whole at the end.
+  auto inputs = cluster_inputs(cluster);
+  inputs.insert(inputs.end(),
+                {{"--trace", trace}, {"--nodes-file", nodes_file}, {"--autoscale", autoscale}, {"--load", load}});
+  refuse_same_file(inputs, {{"--report", report}, {"--timeline", timeline}, {"--jobs-csv", jobs_csv}});
+  for (const auto& [flag, path] : {std::pair{"--timeline", timeline}, {"--report", report}, {"--jobs-csv", jobs_csv}})
+    if (!path.empty()) check_writable(path, flag);
   if (!mig_pack.empty()) return mig_pack_text(*this);
   if (!autoscale.empty()) return autoscale_run(*this);
   if (!share.empty()) return sharing_run(*this);
@@ -186,8 +222,6 @@ std::string ScheduleOptions::run() const {
     throw InputError({}, "--trace", "no job trace given",
                      "--trace FILE: a PAI 2023 pod list (data/traces/alibaba-pai-2023/openb_pod_list_default.csv) or "
                      "gpufabric's job CSV (README, 'Job traces')");
-  for (const auto& [flag, path] : {std::pair{"--timeline", timeline}, {"--report", report}, {"--jobs-csv", jobs_csv}})
-    if (!path.empty()) check_writable(path, flag);
   report::ScheduleInput in;
   sched::Trace t = sched::read_trace(trace, skip_bad);
   // The cluster: a node list, or a built topology.

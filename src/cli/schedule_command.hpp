@@ -26,7 +26,12 @@ struct ScheduleOptions {
   std::string cpu_milli, memory_mib;
   std::string share, share_replicas = "2", share_rate = "1", share_mig, isl = "1024", osl = "256";
 
+  // Set by add_to: tells an option given from one left out, for the checks that refuse options
+  // the chosen mode ignores.
+  const CLI::App* app = nullptr;
+
   void add_to(CLI::App& app);
+  [[nodiscard]] bool given(const char* flag) const { return app != nullptr && app->count(flag) > 0; }
   [[nodiscard]] std::string run() const;
 };
 

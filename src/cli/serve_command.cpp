@@ -11,6 +11,7 @@
 
 #include "cli/collective_command.hpp"
 #include "cli/number_options.hpp"
+#include "cli/output_files.hpp"
 #include "core/error.hpp"
 #include "core/yaml_fields.hpp"
 #include "report/chrome_trace.hpp"
@@ -215,9 +216,13 @@ double parse_duration_s(const std::string& flag, const std::string& text) {
 
 std::string ServeOptions::run() const {
   if (format != "table" && format != "json") throw InputError({}, "--format", "got '" + format + "'", "table, json");
+  // The trace: checked now, written whole at the end (no 0-byte file from a run that fails).
   if (!trace.empty()) {
-    std::ofstream probe(trace, std::ios::app);
-    if (!probe) throw InputError({}, "--trace", "cannot write '" + trace + "'", "a writable file path");
+    auto inputs = cluster_inputs(cluster);
+    inputs.insert(inputs.end(),
+                  {{"--model-file", model_file}, {"--arrivals", arrivals}, {"--isl", isl}, {"--osl", osl}});
+    refuse_same_file(inputs, {{"--trace", trace}});
+    check_writable(trace, "--trace");
   }
   if (model.empty() == model_file.empty())
     throw InputError({}, "--model", model.empty() ? "no model given" : "both --model and --model-file",
@@ -602,11 +607,11 @@ std::string ServeOptions::run() const {
       events.push_back({fmt::format("engine {}", it.engine),
                         fmt::format("prefill {} tok, decode {}", it.prefill_tokens, it.decode_sequences), it.start_s,
                         it.time.seconds});
-    std::ofstream f(trace);
-    f << report::chrome_trace(
-        events, fmt::format("{} on {}", m.name, t.spec().name),
-        {{"layout", layout_name(r)}, {"iterations", fmt::format("{} of {}", run.trace.size(), run.iterations)}});
-    if (!f) throw InputError({}, "--trace", "could not write '" + trace + "'", "a writable file path");
+    write_whole(trace,
+                report::chrome_trace(events, fmt::format("{} on {}", m.name, t.spec().name),
+                                     {{"layout", layout_name(r)},
+                                      {"iterations", fmt::format("{} of {}", run.trace.size(), run.iterations)}}),
+                "--trace");
   }
 
   if (format == "json") {

@@ -3,12 +3,12 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <tuple>
 
 #include "cli/collective_command.hpp"
+#include "cli/output_files.hpp"
 #include "cli/pipeline_command.hpp"
 #include "comm/collective.hpp"
 #include "core/error.hpp"
@@ -25,6 +25,7 @@
 namespace gf::cli {
 
 void TrainOptions::add_to(CLI::App& app) {
+  this->app = &app;
   cluster.add_to(app);
   app.add_flag("--list", list, "List the built-in models");
   app.add_option("--model", model, "A built-in model (see --list)");
@@ -39,13 +40,14 @@ void TrainOptions::add_to(CLI::App& app) {
   app.add_option("--vocab", vocab, "Vocabulary size");
   app.add_option("--experts", experts, "MoE experts (with --top-k)");
   app.add_option("--top-k", top_k, "Experts per token");
-  app.add_option("--gpus", gpus, "GPUs the job uses: the first ones, node by node (default: all)");
+  app.add_option("--gpus", gpus, "GPUs the job uses, 1 or more: the first ones, node by node (default: all)");
   app.add_option("--tp", tp, "Tensor-parallel size");
   app.add_option("--pp", pp, "Pipeline stages (1F1B; interleaved with --vpp)");
-  app.add_option("--dp", dp, "Data-parallel size (default: the GPUs left by TP x PP x CP)");
+  app.add_option("--dp", dp, "Data-parallel size, 1 or more (default: the GPUs left by TP x PP x CP)");
   app.add_option("--cp", cp, "Context-parallel size (ring attention over the sequence)");
   app.add_option("--ep", ep, "Expert-parallel size (carved out of DP; all-to-all dispatch and combine)");
-  app.add_option("--vpp", vpp, "Virtual pipeline stages");
+  app.add_option("--vpp", vpp,
+                 "Virtual pipeline stages per pipeline stage (the interleaved schedule; needs --pp 2 or more)");
   app.add_option("--order", order, "Rank order, innermost first (Megatron's: tp-cp-ep-dp-pp)");
   app.add_flag("--sequence-parallel", sequence_parallel, "Megatron's sequence parallelism with TP");
   app.add_flag("--overlap-p2p-comm", overlap_p2p_comm,
@@ -55,7 +57,8 @@ void TrainOptions::add_to(CLI::App& app) {
                "Megatron's TP communication overlap: all-gathers and reduce-scatters run under the GEMMs (needs "
                "--sequence-parallel)");
   app.add_option("--micro-batch", micro_batch, "Sequences (samples) per micro-batch");
-  app.add_option("--global-batch", global_batch, "Sequences per step (gradient accumulation follows)");
+  app.add_option("--global-batch", global_batch,
+                 "Sequences per step, 1 or more (default: micro-batch x DP; gradient accumulation follows)");
   app.add_option("--recompute", recompute,
                  "none | selective (Megatron's: the attention core) | selective-op (torchtitan's per-op policy: "
                  "element-wise kernels and every other matmul) | full");
@@ -69,8 +72,8 @@ void TrainOptions::add_to(CLI::App& app) {
                  "default) | eager (one kernel per PyTorch operator with fp32 upcasts: torchtitan or Hugging Face "
                  "without torch.compile)");
   app.add_option("--precision", precision, "fp32 | fp16 | bf16 | fp8");
-  app.add_option("--zero", zero, "DeepSpeed ZeRO stage: 0 | 1 | 2 | 3");
-  app.add_option("--fsdp", fsdp, "PyTorch FSDP: full | grad-op | hybrid (sharded inside a node)");
+  app.add_option("--zero", zero, "DeepSpeed ZeRO stage: 0 | 1 | 2 | 3; not with --fsdp");
+  app.add_option("--fsdp", fsdp, "PyTorch FSDP: full | grad-op | hybrid (sharded inside a node); not with --zero");
   app.add_flag("--distributed-optimizer", distributed_optimizer, "Megatron's distributed optimizer");
   app.add_flag("--grad-reduce-in-bf16", grad_reduce_bf16,
                "Megatron's --grad-reduce-in-bf16: data-parallel gradient reductions in bf16 instead of fp32 (not "
@@ -86,7 +89,7 @@ void TrainOptions::add_to(CLI::App& app) {
                  "Share of the tokens the output head and the loss run on, in (0, 1]: 1 for a language model; "
                  "0.15 for BERT pre-training that gathers the masked positions first (NVIDIA's BERT)");
   app.add_option("--scale", scale, "Node counts for a scaling curve, e.g. 1,2,4,16");
-  app.add_option("--scaling", scaling, "weak (global batch per GPU kept) | strong (global batch kept)");
+  app.add_option("--scaling", scaling, "With --scale: weak (global batch per GPU kept) | strong (global batch kept)");
   app.add_option("--format", format, "table | json");
   app.add_option("--background", background,
                  "Another job on the GPUs --gpus leaves free, running OP:SIZE back to back (e.g. all_reduce:1G): "
@@ -147,8 +150,35 @@ work::ModelSpec model_of(const TrainOptions& o) {
     e.top_k = static_cast<int>(parse_whole("--top-k", o.top_k.empty() ? "1" : o.top_k, 1, e.experts));
     e.expert_ffn = m.ffn;
     m.moe = e;
+  } else if (!o.top_k.empty()) {
+    throw InputError({}, "--top-k", "routes tokens among experts, and --experts is not given",
+                     "--experts N --top-k K, or leave --top-k out for a dense model");
   }
   return m;
+}
+
+// Options that another makes inert or contradicts: each would be silently ignored, so the run
+// would not be the one asked for.
+void check_combinations(const TrainOptions& o, const work::ParallelLayout& l) {
+  if (l.vpp > 1 && l.pp == 1)
+    throw InputError({}, "--vpp", "virtual stages interleave pipeline stages, and --pp is 1",
+                     "--pp 2 or more with --vpp, or leave --vpp out");
+  if (o.sequence_parallel && l.tp == 1)
+    throw InputError({}, "--sequence-parallel", "splits activations over the tensor-parallel group, and --tp is 1",
+                     "--tp 2 or more with --sequence-parallel");
+  if (o.given("--fsdp") && o.given("--zero"))
+    throw InputError({}, "--fsdp", "given with --zero: both choose how the model state is sharded",
+                     "one of --fsdp full|grad-op|hybrid or --zero 1|2|3");
+  if (!o.scale.empty()) {
+    // The scaling curve runs each node count on all of its GPUs with the DP they leave.
+    for (const char* flag : {"--gpus", "--dp"})
+      if (o.given(flag))
+        throw InputError({}, flag, "given with --scale, which runs every node count on all its GPUs",
+                         std::string("--scale without ") + flag + ", or " + flag + " without --scale");
+  } else if (o.given("--scaling")) {
+    throw InputError({}, "--scaling", "says how --scale keeps the global batch, and --scale is not given",
+                     "--scale 1,2,4 --scaling weak|strong");
+  }
 }
 
 struct Point {
@@ -166,10 +196,14 @@ std::string TrainOptions::run() const {
     return t.render();
   }
   if (format != "table" && format != "json") throw InputError({}, "--format", "got '" + format + "'", "table, json");
-  // Check the trace file can be written before any work, so a typo costs nothing.
+  // Check the trace file can be written before any work, so a typo costs nothing; it is written
+  // only once the step is modelled, whole (no 0-byte file from a run that fails).
   if (!trace.empty()) {
-    std::ofstream probe(trace, std::ios::app);
-    if (!probe) throw InputError({}, "--trace", "cannot write '" + trace + "'", "a writable file path");
+    auto inputs = cluster_inputs(cluster);
+    inputs.insert(inputs.end(),
+                  {{"--model-file", model_file}, {"--compute-profile", compute_profile}, {"--input", input}});
+    refuse_same_file(inputs, {{"--trace", trace}});
+    check_writable(trace, "--trace");
   }
   const work::ModelSpec m = model_of(*this);
   work::TrainOptions o;
@@ -204,12 +238,14 @@ std::string TrainOptions::run() const {
   o.layout.cp = parse_whole("--cp", cp, 1, 1 << 16);
   o.layout.ep = parse_whole("--ep", ep, 1, 1 << 16);
   o.layout.vpp = parse_whole("--vpp", vpp, 1, 64);
+  check_combinations(*this, o.layout);
   o.layout.overlap_p2p_comm = overlap_p2p_comm;
   o.layout.sequence_parallel = sequence_parallel;
   o.layout.tp_comm_overlap = tp_comm_overlap;
   o.order = work::parse_rank_order(order, "--order");
   o.memory.micro_batch = parse_whole("--micro-batch", micro_batch, 1, 1 << 20);
-  const long global = parse_whole("--global-batch", global_batch, 0, 1L << 30);
+  // 0 to the model: micro-batch x DP, no accumulation.
+  const long global = global_batch.empty() ? 0 : parse_whole("--global-batch", global_batch, 1, 1L << 30);
   if (recompute == "none")
     o.memory.recompute = work::Recompute::none;
   else if (recompute == "selective")
@@ -277,15 +313,11 @@ std::string TrainOptions::run() const {
   work::PipelineOptions input_options;
   if (!input.empty()) {
     input_options = parse_pipeline_options(input_source, input_decode, input_memory, input_prefetch, input_loader_cores,
-                                           "0", false, input_network_fs);
+                                           "", false, input_network_fs);
     input_workload = work::load_workload(input, "--input");
   } else {
-    for (const auto& [flag, value, fallback] : {std::tuple{"--source", input_source, "nvme"},
-                                                {"--decode", input_decode, "cpu"},
-                                                {"--memory", input_memory, "pinned"},
-                                                {"--prefetch", input_prefetch, "2"},
-                                                {"--loader-cores", input_loader_cores, "0"}})
-      if (value != fallback) throw InputError({}, flag, "describes the input pipeline", "--input NAME|FILE with it");
+    for (const char* flag : {"--source", "--network-fs", "--decode", "--memory", "--prefetch", "--loader-cores"})
+      if (given(flag)) throw InputError({}, flag, "describes the input pipeline", "--input NAME|FILE with it");
   }
   std::vector<long> node_counts;
   if (!scale.empty())
@@ -308,14 +340,14 @@ std::string TrainOptions::run() const {
       oo.input_name = input_workload->name;
     }
     const long model_parallel = oo.layout.tp * oo.layout.pp * oo.layout.cp;
-    const long job_gpus = nodes_text.empty() ? parse_whole("--gpus", gpus, 0, t.gpu_count()) : 0;
+    const long job_gpus = nodes_text.empty() && !gpus.empty() ? parse_whole("--gpus", gpus, 1, t.gpu_count()) : 0;
     oo.gpus = job_gpus;
     const long used = job_gpus > 0 ? job_gpus : t.gpu_count();
     if (used % model_parallel != 0)
       throw InputError({}, "--tp", fmt::format("TP x PP x CP = {} does not divide the {} GPUs", model_parallel, used),
                        "a model-parallel size dividing the GPU count");
     const long auto_dp = used / model_parallel;
-    oo.layout.dp = dp == "0" || !nodes_text.empty() ? auto_dp : parse_whole("--dp", dp, 1, 1L << 24);
+    oo.layout.dp = dp.empty() || !nodes_text.empty() ? auto_dp : parse_whole("--dp", dp, 1, 1L << 24);
     if (base_dp == 0) base_dp = oo.layout.dp;
     oo.global_batch = global;
     if (!nodes_text.empty() && global > 0 && scaling == "weak") oo.global_batch = global / base_dp * oo.layout.dp;
@@ -336,9 +368,7 @@ std::string TrainOptions::run() const {
                                                           {"bottleneck", r.bottleneck}};
     for (std::size_t i = 0; i < r.assumptions.size(); ++i)
       meta.push_back({fmt::format("assumption {}", i + 1), r.assumptions[i]});
-    std::ofstream f(trace);
-    f << report::chrome_trace(r.timeline, process, meta);
-    if (!f) throw InputError({}, "--trace", "could not write '" + trace + "'", "a writable file path");
+    write_whole(trace, report::chrome_trace(r.timeline, process, meta), "--trace");
   }
   if (format == "json") {
     nlohmann::json j;

@@ -70,28 +70,45 @@ void require_utf8(const std::string& text, const std::string& file) {
 
 namespace {
 
-// yaml-cpp decodes some escapes of double-quoted scalars to single bytes that are not UTF-8
-// ("\_", YAML's no-break space, becomes the byte 0xa0; "\xe9" the byte 0xe9), so valid text can
-// still give strings that JSON output cannot carry. Every key and scalar is checked after the
-// load, at its own line and column.
-void require_utf8_scalars(const YAML::Node& node, const std::string& file) {
-  if (node.IsScalar()) {
-    if (invalid_utf8_at(node.Scalar()) != std::string_view::npos) {
-      throw InputError({file, node.Mark().line + 1, node.Mark().column + 1}, "",
-                       "a quoted escape here decodes to bytes that are not UTF-8",
-                       "text without \\_ or \\x80-\\xff escapes (write the character itself)");
+// A walk over the tree as every reader sees it: yaml-cpp keeps one node per anchor and shares it
+// at each alias, so a 478-byte document of nested aliases ("billion laughs") loads at once but
+// expands to 9^9 nodes for anything that walks it. Each alias occurrence counts as the copy it
+// stands for, and the walk stops past kMaxYamlNodes; once a document has passed, every later
+// reader's walk is bounded by the same count.
+class TreeCheck {
+public:
+  explicit TreeCheck(const std::string& file) : file_(file) {}
+
+  // yaml-cpp decodes some escapes of double-quoted scalars to single bytes that are not UTF-8
+  // ("\_", YAML's no-break space, becomes the byte 0xa0; "\xe9" the byte 0xe9), so valid text can
+  // still give strings that JSON output cannot carry. Every key and scalar is checked after the
+  // load, at its own line and column.
+  void walk(const YAML::Node& node) {
+    if (++visited_ > kMaxYamlNodes) {
+      throw InputError({file_, node.Mark().line + 1, node.Mark().column + 1}, "",
+                       fmt::format("aliases expand the document to more than {} nodes", kMaxYamlNodes),
+                       "a document whose anchors and aliases (&name, *name) repeat less");
     }
-    return;
-  }
-  if (node.IsSequence()) {
-    for (const auto& item : node) require_utf8_scalars(item, file);
-  } else if (node.IsMap()) {
-    for (const auto& kv : node) {
-      require_utf8_scalars(kv.first, file);
-      require_utf8_scalars(kv.second, file);
+    if (node.IsScalar()) {
+      if (invalid_utf8_at(node.Scalar()) != std::string_view::npos) {
+        throw InputError({file_, node.Mark().line + 1, node.Mark().column + 1}, "",
+                         "a quoted escape here decodes to bytes that are not UTF-8",
+                         "text without \\_ or \\x80-\\xff escapes (write the character itself)");
+      }
+    } else if (node.IsSequence()) {
+      for (const auto& item : node) walk(item);
+    } else if (node.IsMap()) {
+      for (const auto& kv : node) {
+        walk(kv.first);
+        walk(kv.second);
+      }
     }
   }
-}
+
+private:
+  const std::string& file_;
+  std::size_t visited_ = 0;
+};
 
 }  // namespace
 
@@ -111,7 +128,7 @@ YAML::Node parse_yaml(const std::string& text, const std::string& file) {
   }
   try {
     YAML::Node root = YAML::Load(text);
-    require_utf8_scalars(root, file);
+    TreeCheck(file).walk(root);
     return root;
   } catch (const YAML::Exception& e) {
     // yaml-cpp quotes one byte of the offending character ("unknown escape character: \xe5" of

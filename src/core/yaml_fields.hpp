@@ -17,6 +17,13 @@ namespace gf {
 // Parses YAML text; a syntax error becomes an InputError at the parser's line. Text that is not
 // valid UTF-8 is refused here, at its line and column, because every string read from a file may
 // reach JSON output, which must be UTF-8.
+//
+// A document whose nodes, with each alias counted as the copy it stands for, number more than
+// kMaxYamlNodes is refused: nested aliases can expand a few hundred bytes to billions of nodes,
+// and every reader walks the expanded tree. The largest file gpufabric ships has about 10,000
+// nodes (data/validation/training.yaml): the cap is 100 times that, and the walk to it that
+// refuses a document takes about 50 ms. A document that passes bounds every later reader's walk.
+inline constexpr std::size_t kMaxYamlNodes = 1'000'000;
 YAML::Node parse_yaml(const std::string& text, const std::string& file);
 // The whole text of a file; anything but a readable regular file is an InputError for `field`
 // (the option or key that named it), saying why (no such file, name too long, a directory, ...).

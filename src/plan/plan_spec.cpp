@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <type_traits>
 
 #include "core/yaml_fields.hpp"
@@ -125,7 +126,13 @@ TrainingWorkload parse_training(const YAML::Node& n, const std::string& file, co
   if (!w.model.is_transformer()) f.fail("model", "the planner plans transformer models", "a transformer model");
   w.tokens = f.positive("tokens");
   if (w.tokens < 1e3 || w.tokens > 1e16) f.fail("tokens", "outside 1e3 .. 1e16", "tokens to train on, e.g. 2e12");
-  w.global_batch = f.integer("global_batch", 1, 1 << 24);
+  w.global_batch = f.integer("global_batch", 1, std::numeric_limits<long>::max());
+  if (w.global_batch > kMaxGlobalBatch) {
+    f.fail("global_batch", fmt::format("{} sequences per step is above the planner's cap", w.global_batch),
+           fmt::format("a whole number of sequences from 1 to {} (the largest published LLM batches are near "
+                       "15,000)",
+                       kMaxGlobalBatch));
+  }
   if (f.has("seq")) w.model.seq = f.integer("seq", 1, 1 << 22);
   if (f.has("deadline_days")) w.deadline_days = f.positive("deadline_days");
   const std::string p = f.has("precision") ? f.choice("precision", {"fp16", "bf16", "fp8"}) : "bf16";

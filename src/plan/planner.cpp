@@ -50,6 +50,7 @@ PlanRun run_plan(const PlanSpec& plan, const hw::Catalog& catalog, const PriceCa
   if (run.root && !options.db.empty()) {
     store = std::make_unique<ResultsStore>(options.db, fnv1a_hex(plan.text), model_version(), plan.name, plan.text);
     const auto stored = store->all();
+    run.replaced = store->rejected();  // left out of `stored`, so evaluated again below
     for (std::size_t i = 0; i < units.size(); ++i) {
       const auto it = stored.find(units[i].key);
       if (it == stored.end()) continue;
@@ -79,6 +80,15 @@ PlanRun run_plan(const PlanSpec& plan, const hw::Catalog& catalog, const PriceCa
   std::mutex done_mutex;
   std::size_t done = run.resumed;
   std::exception_ptr failure;
+  // Everything a worker does can throw: the model on a bad input, the store when the database is
+  // busy or the disk full, the progress callback. An exception that left a std::thread would end
+  // the process with std::terminate, so each is caught, the first kept (under the lock, so no
+  // worker stores or reports anything after it) and the others stopped; it is rethrown on this
+  // thread after the join, where the CLI turns it into one message.
+  auto keep_first_failure = [&] {  // called with done_mutex held
+    if (!failure) failure = std::current_exception();
+    next = mine.size();
+  };
   auto worker = [&] {
     for (;;) {
       const std::size_t k = next.fetch_add(1);
@@ -89,15 +99,20 @@ PlanRun run_plan(const PlanSpec& plan, const hw::Catalog& catalog, const PriceCa
         r = evaluate_unit(in, units[i]);
       } catch (...) {
         const std::lock_guard lock(done_mutex);
-        if (!failure) failure = std::current_exception();
-        next = mine.size();
+        keep_first_failure();
         return;
       }
       const std::lock_guard lock(done_mutex);
-      if (store) store->put(units[i].key, r.dump());
-      results[i] = std::move(r);
-      ++done;
-      if (options.progress) options.progress(done, units.size());
+      if (failure) return;
+      try {
+        if (store) store->put(units[i].key, r.dump());
+        results[i] = std::move(r);
+        ++done;
+        if (options.progress) options.progress(done, units.size());
+      } catch (...) {
+        keep_first_failure();
+        return;
+      }
     }
   };
   if (threads == 1) {
@@ -130,6 +145,35 @@ PlanRun run_plan(const PlanSpec& plan, const hw::Catalog& catalog, const PriceCa
   }
   if (run.root) run.candidates = std::move(results);
   return run;
+}
+
+StoredRun read_stored_run(const std::string& db, const hw::Catalog& catalog) {
+  StoredRun out;
+  const auto store = ResultsStore::open_existing(db);
+  out.plan = parse_plan(store->plan_text(), "(stored in " + db + ")");
+  out.model_version = store->model_version();
+  // The units the plan has, enumerated as the run that wrote the store did, so that the ones it
+  // lacks are counted rather than silently absent from the answer.
+  out.designs = enumerate_designs(out.plan, catalog);
+  const std::vector<Unit> units = enumerate_units(out.plan, out.designs);
+  out.units = units.size();
+  const auto stored = store->all();
+  out.rejected = store->rejected();
+  out.candidates.resize(units.size());
+  for (std::size_t i = 0; i < units.size(); ++i) {
+    const auto it = stored.find(units[i].key);
+    if (it != stored.end()) {
+      // A row with a good checksum parses (it was written from JSON); kept as a check anyway.
+      try {
+        out.candidates[i] = nlohmann::json::parse(it->second);
+        continue;
+      } catch (const nlohmann::json::exception&) {
+        ++out.rejected;
+      }
+    }
+    ++out.missing;
+  }
+  return out;
 }
 
 }  // namespace gf::plan

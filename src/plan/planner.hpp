@@ -30,6 +30,7 @@ struct PlanRun {
   std::size_t units = 0;
   std::size_t evaluated = 0;  // in this run
   std::size_t resumed = 0;    // read back from the store
+  std::size_t replaced = 0;   // stored rows that failed their checksum, evaluated again and replaced
   bool root = true;           // false on MPI ranks other than 0 (they print nothing)
   int ranks = 1;
 };
@@ -37,6 +38,20 @@ struct PlanRun {
 // The model's version: gpufabric's version and a hash of every data file compiled in (catalog,
 // presets, prices, efficiencies, models). Results from another version are not mixed with these.
 std::string model_version();
+
+// What a results store holds, read without evaluating anything (`plan --db FILE --show`): the
+// plan stored in it, its candidates in unit order (null where the store lacks one: a search
+// stopped part way, or a row that failed its checksum), and how many are missing.
+struct StoredRun {
+  PlanSpec plan;
+  DesignSet designs;
+  std::vector<nlohmann::json> candidates;
+  std::string model_version;  // the version that wrote the store
+  std::size_t units = 0;      // candidates the plan has
+  std::size_t missing = 0;    // of those, not in the store (rejected ones included)
+  std::size_t rejected = 0;   // rows that failed their checksum or did not parse
+};
+StoredRun read_stored_run(const std::string& db, const hw::Catalog& catalog);
 
 // `prices`: the catalog's; the plan's own `prices:` are applied over them here.
 PlanRun run_plan(const PlanSpec& plan, const hw::Catalog& catalog, const PriceCatalog& prices,

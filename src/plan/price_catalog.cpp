@@ -2,11 +2,17 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "core/yaml_fields.hpp"
 #include "data/embedded.hpp"
 
 namespace gf::plan {
 namespace {
+
+// The fastest optic a price may be given for, Gb/s (1.6 Pb/s: far past any port sold).
+constexpr long kMaxOpticGbps = 1'600'000;
 
 Price read_price(const Fields& f, const char* amount, double scale = 1.0) {
   Price p;
@@ -93,7 +99,7 @@ PriceCatalog parse_prices(const std::string& text, const std::string& file) {
     for (std::size_t i = 0; i < items.size(); ++i) {
       const Fields f(items[i], file, fmt::format("optics[{}]", i),
                      {"gbps", "kind", "usd", "power_W", "date", "source", "note", "estimate"});
-      const int gbps = static_cast<int>(f.integer("gbps", 1, 1'600'000));
+      const int gbps = static_cast<int>(f.integer("gbps", 1, kMaxOpticGbps));
       const std::string kind = f.choice("kind", {"transceiver", "aoc", "dac"});
       const int r = kind == "transceiver" ? 3 : kind == "aoc" ? 2 : 1;
       if (rank[gbps] >= r) continue;
@@ -175,10 +181,11 @@ void apply_price_overrides(PriceCatalog& c, const YAML::Node& overrides, const s
       p.note = "set by the plan";
       p.estimate = false;
       if (kv.second.IsScalar()) {
-        try {
-          p.usd = std::stod(kv.second.Scalar());
-        } catch (const std::exception&) {
-          throw InputError(location_of(kv.second, file), field, "not a number", "a price in USD");
+        // The whole scalar is the number: "30000usd" is refused, not read as 30000 (std::stod
+        // stops at the first character it cannot use).
+        if (!YAML::convert<double>::decode(kv.second, p.usd) || !std::isfinite(p.usd)) {
+          throw InputError(location_of(kv.second, file), field, "got '" + kv.second.Scalar() + "', not a number",
+                           "a price in USD as a plain number, e.g. 30000, or {usd: 30000, power_W: 700}");
         }
         if (!(p.usd >= 0) || p.usd > 1e12)
           throw InputError(location_of(kv.second, file), field, "out of range", "0 .. 1e12 USD");
@@ -191,6 +198,20 @@ void apply_price_overrides(PriceCatalog& c, const YAML::Node& overrides, const s
     }
   };
   entries("gpus", c.gpus);
+  if (top.has("servers")) {
+    // The server forms priced (the catalog's): another key would be a price nothing reads.
+    const std::vector<std::string> forms{"nvswitch", "nvlink-mesh", "pcie", "workstation"};
+    const YAML::Node n = top.node("servers");
+    for (const auto& kv : n.IsMap() ? n : YAML::Node(YAML::NodeType::Map)) {
+      const std::string form = kv.first.Scalar();
+      if (std::find(forms.begin(), forms.end(), form) == forms.end()) {
+        const std::string near = suggest(form, forms);
+        throw InputError(location_of(kv.first, file), "prices.servers." + form,
+                         "unknown server form" + (near.empty() ? std::string() : " (did you mean '" + near + "'?)"),
+                         join(forms));
+      }
+    }
+  }
   entries("servers", c.servers);
   entries("nics", c.nics);
   entries("switches", c.switches);
@@ -204,17 +225,21 @@ void apply_price_overrides(PriceCatalog& c, const YAML::Node& overrides, const s
   }
   c.storage = storage;
   if (top.has("optics")) {
+    // Keys are link speeds in Gb/s, whole numbers as the price catalog's optics give them: "400G"
+    // and "-400" are refused at their line, not read as 400 and -400 (std::stol's prefix).
+    const YAML::Node n = top.node("optics");
+    for (const auto& kv : n.IsMap() ? n : YAML::Node(YAML::NodeType::Map)) {
+      const std::string key = kv.first.Scalar();
+      double gbps = 0;
+      if (!YAML::convert<double>::decode(kv.first, gbps) || gbps != std::floor(gbps) || gbps < 1 ||
+          gbps > kMaxOpticGbps) {
+        throw InputError(location_of(kv.first, file), "prices.optics." + key, "not a link speed in Gb/s",
+                         fmt::format("a whole number of Gb/s from 1 to {}, e.g. 400: USD", kMaxOpticGbps));
+      }
+    }
     std::map<std::string, Price> optics;
     entries("optics", optics);
-    for (const auto& [k, v] : optics) {
-      long gbps = 0;
-      try {
-        gbps = std::stol(k);
-      } catch (const std::exception&) {
-        throw InputError(top.where("optics"), "prices.optics." + k, "not a speed in Gb/s", "e.g. 400: USD");
-      }
-      c.optics[static_cast<int>(gbps)] = v;
-    }
+    for (const auto& [k, v] : optics) c.optics[static_cast<int>(std::stod(k))] = v;
   }
   if (top.has("electricity")) {
     c.electricity.usd = top.number("electricity");

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <string_view>
 
 #include "core/error.hpp"
 
@@ -348,10 +349,61 @@ std::vector<std::string> serving_reasons(const nlohmann::json& chosen,
                    problem, "more GPUs or GPUs with more memory, more node counts, or a smaller model");
 }
 
+// The words that mark an answer from an incomplete search, wherever it is printed: "2 of 40
+// candidates missing (1 of them a stored row that failed its checksum ...)".
+std::string missing_text(const SearchState& state) {
+  std::string s = fmt::format("{} of {} candidates missing", state.missing, state.units);
+  if (state.rejected > 0) {
+    const bool one = state.rejected == 1;
+    s += fmt::format(" ({} of them {} that failed {} checksum: edited after {} written)", state.rejected,
+                     one ? "a stored row" : "stored rows", one ? "its" : "their", one ? "it was" : "they were");
+  }
+  return s;
+}
+
+nlohmann::json search_json(const SearchState& state, std::size_t candidates) {
+  const std::size_t units = state.units > 0 ? state.units : candidates;
+  nlohmann::json j{{"complete", state.missing == 0},
+                   {"candidates_expected", units},
+                   {"candidates_missing", state.missing},
+                   {"rows_failed_checksum", state.rejected},
+                   {"rows_replaced", state.replaced}};
+  if (state.missing > 0) {
+    j["note"] = "The search is incomplete: " + missing_text(state) +
+                ". The recommendation is provisional: run the plan again with the same --db to finish the search "
+                "(it resumes).";
+  }
+  return j;
+}
+
+nlohmann::json analyse_complete(const PlanSpec& plan, const std::vector<nlohmann::json>& candidates,
+                                const std::vector<std::string>& skipped, std::size_t designs,
+                                const std::string& model_version, const SearchState& state);
+
 }  // namespace
 
 nlohmann::json analyse(const PlanSpec& plan, const std::vector<nlohmann::json>& candidates,
-                       const std::vector<std::string>& skipped, std::size_t designs, const std::string& model_version) {
+                       const std::vector<std::string>& skipped, std::size_t designs, const std::string& model_version,
+                       const SearchState& state) {
+  try {
+    return analyse_complete(plan, candidates, skipped, designs, model_version, state);
+  } catch (const InputError& e) {
+    // "No feasible candidate" from part of the search is not the search's answer.
+    if (state.missing == 0) throw;
+    throw InputError(e.where(), e.field(),
+                     e.problem() + "; but the search is incomplete (" + missing_text(state) +
+                         "), so this is not final: run the plan again with the same --db to finish the search",
+                     e.valid());
+  }
+}
+
+namespace {
+
+nlohmann::json analyse_complete(const PlanSpec& plan, const std::vector<nlohmann::json>& candidates,
+                                const std::vector<std::string>& skipped, std::size_t designs,
+                                const std::string& model_version, const SearchState& state) {
+  const bool provisional = state.missing > 0;
+  const std::string mark = provisional ? "PROVISIONAL (search incomplete: " + missing_text(state) + "): " : "";
   nlohmann::json out;
   out["plan"] = {{"name", plan.name},
                  {"file", plan.file},
@@ -443,10 +495,14 @@ nlohmann::json analyse(const PlanSpec& plan, const std::vector<nlohmann::json>& 
                                                         {"x_label", "Cost to train (USD)"},
                                                         {"y", "time_days"},
                                                         {"y_label", "Time to train (days)"}}},
-                      {"recommendation", {{"candidate", chosen["id"]}, {"headline", headline}, {"reasons", reasons}}}};
+                      {"recommendation",
+                       {{"candidate", chosen["id"]},
+                        {"headline", mark + headline},
+                        {"provisional", provisional},
+                        {"reasons", reasons}}}};
     workloads.push_back(wj);
     if (top.is_null()) {
-      top = {{"candidate", chosen["id"]}, {"headline", headline}};
+      top = {{"candidate", chosen["id"]}, {"headline", mark + headline}, {"provisional", provisional}};
     } else {
       top["headline"] = top["headline"].get<std::string>() + " " + headline;
     }
@@ -537,8 +593,11 @@ nlohmann::json analyse(const PlanSpec& plan, const std::vector<nlohmann::json>& 
     break;
   }
   out["candidates"] = std::move(list);
+  out["search"] = search_json(state, out["candidates"].size());
   return out;
 }
+
+}  // namespace
 
 std::string plan_text(const nlohmann::json& a, std::size_t rows) {
   std::string out;
@@ -552,6 +611,15 @@ std::string plan_text(const nlohmann::json& a, std::size_t rows) {
       n.value("designs", 0L), n.value("candidates", 0L), n.value("layouts_evaluated", 0L), n.value("pruned_memory", 0L),
       n.value("excluded_by_limits", 0L), n.value("infeasible", 0L));
   for (const auto& note : p.value("notes", std::vector<std::string>{})) out += "#   skipped " + note + "\n";
+  const auto search = a.find("search");
+  const bool incomplete = search != a.end() && !search->value("complete", true);
+  if (incomplete) out += "# INCOMPLETE: " + str(*search, "note") + "\n";
+  if (search != a.end() && search->value("rows_replaced", 0L) > 0) {
+    const long n = search->value("rows_replaced", 0L);
+    out +=
+        fmt::format("# {} stored candidate{} failed {} checksum (edited after written): evaluated again and replaced\n",
+                    n, n == 1 ? "" : "s", n == 1 ? "its" : "their");
+  }
   for (const auto& w : a["workloads"]) {
     const bool serving = str(w, "kind") == "serving";
     out += fmt::format("\n== {} ({}) — {}\n", str(w, "name"), str(w, "kind"), str(w, "summary"));
@@ -589,6 +657,8 @@ std::string plan_text(const nlohmann::json& a, std::size_t rows) {
     if (ranked.size() > rows)
       out += fmt::format("  ... {} more feasible candidates (--format csv lists all)\n", ranked.size() - rows);
   }
+  // Said again at the end, where a reader of a long table (or of its tail) looks last.
+  if (incomplete) out += "\nINCOMPLETE: " + str(*search, "note") + "\n";
   return out;
 }
 
@@ -635,12 +705,17 @@ std::string plan_csv(const nlohmann::json& a) {
     out += cols[i];
   }
   out += "\n";
+  // From an incomplete search the choice is not final: its `chosen` cell says "provisional".
+  const auto search = a.find("search");
+  const bool incomplete = search != a.end() && !search->value("complete", true);
   for (const auto& c : a["candidates"]) {
     for (std::size_t i = 0; i < std::size(cols); ++i) {
       if (i) out += ",";
       const auto it = c.find(cols[i]);
       if (it == c.end() || it->is_null()) continue;
-      if (it->is_string()) {
+      if (incomplete && std::string_view(cols[i]) == "chosen" && it->is_boolean() && it->get<bool>()) {
+        out += "provisional";
+      } else if (it->is_string()) {
         out += field(it->get<std::string>());
       } else if (it->is_boolean()) {
         out += it->get<bool>() ? "true" : "false";

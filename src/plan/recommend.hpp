@@ -13,11 +13,23 @@
 
 namespace gf::plan {
 
+// How complete the candidates handed to analyse() are. A run evaluates (or reads back) every
+// unit; `--show` reads a store that a search killed part way may have left short, and then the
+// answer is provisional and must say so everywhere it is read (text, JSON, CSV, HTML).
+struct SearchState {
+  std::size_t units = 0;     // candidates the plan has (0: unknown, the candidates given)
+  std::size_t missing = 0;   // of those, absent (not evaluated yet, or a row that failed its check)
+  std::size_t rejected = 0;  // stored rows that failed their checksum (--show: among the missing)
+  std::size_t replaced = 0;  // stored rows that failed their checksum and were evaluated again
+};
+
 // The whole answer as JSON (the schema `plan --format json` prints and the HTML report reads).
-// Throws InputError, at the plan's limits (or workloads), when a workload has no feasible
-// candidate: which limit excluded most, and the closest candidate.
+// Its "search" object says whether the search is complete; when it is not, every headline is
+// marked provisional. Throws InputError, at the plan's limits (or workloads), when a workload has
+// no feasible candidate: which limit excluded most, and the closest candidate.
 nlohmann::json analyse(const PlanSpec& plan, const std::vector<nlohmann::json>& candidates,
-                       const std::vector<std::string>& skipped, std::size_t designs, const std::string& model_version);
+                       const std::vector<std::string>& skipped, std::size_t designs, const std::string& model_version,
+                       const SearchState& state = {});
 
 // The answer as text: the recommendation and its reasons, the Pareto frontier and the ranked
 // table of each workload.

@@ -1,10 +1,17 @@
 #include "plan/results_store.hpp"
 
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
 #include "core/error.hpp"
+#include "plan/plan_spec.hpp"
 
 namespace gf::plan {
 namespace {
@@ -36,6 +43,36 @@ std::string column_text(sqlite3_stmt* s, int i) {
   return p ? std::string(p, static_cast<std::size_t>(sqlite3_column_bytes(s, i))) : std::string();
 }
 
+// The layout of the tables; a file of another layout is refused, never half-read. Format 2 added
+// the per-row checksum.
+constexpr const char* kFormat = "gpufabric-plan-results 2";
+
+// `path` as an SQLite URI ("file:" and the percent-encoded absolute path), for opening it with
+// parameters.
+std::string file_uri(const std::string& path) {
+  std::error_code ec;
+  const std::string abs = std::filesystem::absolute(path, ec).string();
+  std::string uri = "file:";
+  for (const char c : ec ? path : abs) {
+    const auto u = static_cast<unsigned char>(c);
+    if (std::isalnum(u) || c == '/' || c == '-' || c == '_' || c == '.' || c == '~') {
+      uri += c;
+    } else {
+      uri += fmt::format("%{:02X}", u);
+    }
+  }
+  return uri;
+}
+
+// Opens `name` read-only and reads its schema once, so that a file SQLite cannot read fails
+// here; returns SQLite's result code (the connection is kept in `db` either way).
+int open_and_probe(const std::string& name, int flags, sqlite3*& db) {
+  int rc = sqlite3_open_v2(name.c_str(), &db, flags, nullptr);
+  if (rc == SQLITE_OK) sqlite3_busy_timeout(db, 10000);  // a plan writing it now holds a lock briefly
+  if (rc == SQLITE_OK) rc = sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr);
+  return rc == SQLITE_OK ? rc : sqlite3_extended_errcode(db);
+}
+
 }  // namespace
 
 ResultsStore::ResultsStore(const std::string& path) : path_(path) {
@@ -46,6 +83,14 @@ ResultsStore::ResultsStore(const std::string& path) : path_(path) {
     fail(path, why, "a writable path for the results database");
   }
   sqlite3_busy_timeout(db_, 10000);
+  // A file or directory without write permission: said as such (--show reads it without writing),
+  // not blamed on the file's contents.
+  if (sqlite3_db_readonly(db_, "main") == 1) {
+    sqlite3_close(db_);
+    db_ = nullptr;
+    fail(path, "is read-only here, and a plan run stores its results in it",
+         "a writable --db file; `gpufabric plan --db FILE --show` reads a read-only one");
+  }
   // Another file than a database (a plan given by mistake, a text file) fails here, cleanly.
   // Two connections switching a new file to WAL at once (a planner creating it, a reader
   // polling it) can meet in a lock upgrade where SQLite returns "database is locked" without
@@ -62,8 +107,11 @@ ResultsStore::ResultsStore(const std::string& path) : path_(path) {
   if (rc != SQLITE_OK) {
     const std::string why = err ? err : "not a database";
     sqlite3_free(err);
+    const int code = sqlite3_extended_errcode(db_) & 0xff;
     sqlite3_close(db_);
     db_ = nullptr;
+    if (code == SQLITE_READONLY || code == SQLITE_CANTOPEN || code == SQLITE_PERM || code == SQLITE_IOERR)
+      fail(path, "cannot be written (" + why + ")", "a writable --db file in a writable directory");
     fail(path, "not a gpufabric results database (" + why + ")", "a file written by `gpufabric plan --db`");
   }
   // NORMAL in WAL mode: a committed transaction survives the process being killed (only a power
@@ -75,8 +123,11 @@ ResultsStore::ResultsStore(const std::string& path, const std::string& plan_hash
                            const std::string& plan_name, const std::string& plan_text)
     : ResultsStore(path) {
   exec("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
-  exec("CREATE TABLE IF NOT EXISTS results (key TEXT PRIMARY KEY, plan_hash TEXT NOT NULL, result TEXT NOT NULL)");
+  exec(
+      "CREATE TABLE IF NOT EXISTS results (key TEXT PRIMARY KEY, plan_hash TEXT NOT NULL, result TEXT NOT NULL, "
+      "checksum TEXT NOT NULL)");
   const std::string stored = meta("plan_hash");
+  if (!stored.empty()) check_format();
   if (stored.empty()) {
     exec("BEGIN IMMEDIATE");
     const Statement s(db_, "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)", path_);
@@ -84,7 +135,7 @@ ResultsStore::ResultsStore(const std::string& path, const std::string& plan_hash
                                {"model_version", model_version},
                                {"plan_name", plan_name},
                                {"plan_text", plan_text},
-                               {"format", "gpufabric-plan-results 1"}}) {
+                               {"format", kFormat}}) {
       sqlite3_reset(s.get());
       s.bind(1, k);
       s.bind(2, v);
@@ -107,14 +158,46 @@ ResultsStore::ResultsStore(const std::string& path, const std::string& plan_hash
   text_ = plan_text;
 }
 
-std::unique_ptr<ResultsStore> ResultsStore::open_existing(const std::string& path) {
-  if (sqlite3* probe = nullptr; sqlite3_open_v2(path.c_str(), &probe, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
-    sqlite3_close(probe);
-    fail(path, "cannot be opened", "a file written by `gpufabric plan --db`");
-  } else {
-    sqlite3_close(probe);
+ResultsStore::ResultsStore(const std::string& path, ReadOnly) : path_(path) {
+  // What the file system says first: a missing or unreadable file is not "not a database".
+  if (access(path.c_str(), R_OK) != 0) {
+    const int err = errno;
+    fail(path, std::string("cannot be read: ") + std::strerror(err),
+         "a readable file written by `gpufabric plan --db`");
   }
-  std::unique_ptr<ResultsStore> s(new ResultsStore(path));
+  int rc = open_and_probe(path, SQLITE_OPEN_READONLY, db_);
+  const int code = rc & 0xff;
+  if (code == SQLITE_READONLY || code == SQLITE_CANTOPEN) {
+    // A WAL database in a directory where SQLite may not create its shared-memory index (a
+    // read-only directory): with no write-ahead log pending, everything is in the file itself,
+    // and SQLite reads it as immutable (no index, no locks).
+    std::error_code ec;
+    const auto wal = std::filesystem::file_size(path + "-wal", ec);
+    if (!ec && wal > 0) {
+      sqlite3_close(db_);
+      db_ = nullptr;
+      fail(path,
+           fmt::format("cannot be read here: its write-ahead log '{}-wal' holds {} bytes of results not yet in the "
+                       "file, and SQLite cannot open it without writing beside it (a read-only directory)",
+                       path, wal),
+           "the database in a writable directory (copy it with its -wal file), or let its plan run finish");
+    }
+    sqlite3_close(db_);
+    db_ = nullptr;
+    rc = open_and_probe(file_uri(path) + "?immutable=1", SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, db_);
+  }
+  if (rc != SQLITE_OK) {
+    const std::string why = db_ ? sqlite3_errmsg(db_) : "cannot open";
+    sqlite3_close(db_);
+    db_ = nullptr;
+    if ((rc & 0xff) == SQLITE_NOTADB)
+      fail(path, "not a gpufabric results database (" + why + ")", "a file written by `gpufabric plan --db`");
+    fail(path, "cannot be read (" + why + ")", "a readable file written by `gpufabric plan --db`");
+  }
+}
+
+std::unique_ptr<ResultsStore> ResultsStore::open_existing(const std::string& path) {
+  std::unique_ptr<ResultsStore> s(new ResultsStore(path, ReadOnly{}));
   Statement check(s->db_, "SELECT count(*) FROM sqlite_master WHERE type='table' AND name IN ('meta','results')", path);
   if (sqlite3_step(check.get()) != SQLITE_ROW || sqlite3_column_int(check.get(), 0) != 2) {
     fail(path, "not a gpufabric results database (no results table)", "a file written by `gpufabric plan --db`");
@@ -123,7 +206,28 @@ std::unique_ptr<ResultsStore> ResultsStore::open_existing(const std::string& pat
   s->version_ = s->meta("model_version");
   s->text_ = s->meta("plan_text");
   if (s->hash_.empty()) fail(path, "holds no plan", "a file written by `gpufabric plan --db`");
+  s->check_format();
   return s;
+}
+
+void ResultsStore::check_format() const {
+  const std::string format = meta("format");
+  if (format != kFormat) {
+    fail(path_,
+         fmt::format("written in another layout ('{}'; this gpufabric reads '{}', with a checksum per row)",
+                     format.empty() ? "none" : format, kFormat),
+         "a new --db file (this plan's results are evaluated again)");
+  }
+}
+
+std::string ResultsStore::row_checksum(const std::string& key, const std::string& plan_hash,
+                                       const std::string& model_version, const std::string& json) {
+  std::string all = key;
+  for (const std::string* part : {&plan_hash, &model_version, &json}) {
+    all += '\0';
+    all += *part;
+  }
+  return fnv1a_hex(all);
 }
 
 ResultsStore::~ResultsStore() { sqlite3_close(db_); }
@@ -152,17 +256,29 @@ bool ResultsStore::has(const std::string& key) const {
 
 std::map<std::string, std::string> ResultsStore::all() const {
   std::map<std::string, std::string> out;
-  const Statement s(db_, "SELECT key, result FROM results WHERE plan_hash = ?1", path_);
+  rejected_ = 0;
+  const Statement s(db_, "SELECT key, result, checksum FROM results WHERE plan_hash = ?1", path_);
   s.bind(1, hash_);
-  while (sqlite3_step(s.get()) == SQLITE_ROW) out.emplace(column_text(s.get(), 0), column_text(s.get(), 1));
+  int rc = SQLITE_ROW;
+  while ((rc = sqlite3_step(s.get())) == SQLITE_ROW) {
+    std::string key = column_text(s.get(), 0), json = column_text(s.get(), 1);
+    if (column_text(s.get(), 2) != row_checksum(key, hash_, version_, json)) {
+      ++rejected_;
+      continue;
+    }
+    out.emplace(std::move(key), std::move(json));
+  }
+  if (rc != SQLITE_DONE) fail(path_, std::string("reading the results failed: ") + sqlite3_errmsg(db_));
   return out;
 }
 
 void ResultsStore::put(const std::string& key, const std::string& json) {
-  const Statement s(db_, "INSERT OR REPLACE INTO results (key, plan_hash, result) VALUES (?1, ?2, ?3)", path_);
+  const Statement s(db_, "INSERT OR REPLACE INTO results (key, plan_hash, result, checksum) VALUES (?1, ?2, ?3, ?4)",
+                    path_);
   s.bind(1, key);
   s.bind(2, hash_);
   s.bind(3, json);
+  s.bind(4, row_checksum(key, hash_, version_, json));
   if (sqlite3_step(s.get()) != SQLITE_DONE) fail(path_, sqlite3_errmsg(db_));
 }
 

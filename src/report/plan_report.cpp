@@ -1029,9 +1029,31 @@ std::string header_section(const json& root, const Plan& plan) {
   return out + "</header>\n";
 }
 
+// Whether the result says its search is incomplete (a store read part way by --show). A result
+// without the "search" object (from an older gpufabric) says nothing and reads as complete.
+bool incomplete(const json& root) {
+  const json& c = field(field(root, "search"), "complete");
+  return c.is_boolean() && !c.get<bool>();
+}
+
+// The warning that heads the page of an incomplete search, before any number on it.
+std::string incomplete_section(const json& root) {
+  if (!incomplete(root)) return "";
+  const json& s = field(root, "search");
+  std::string note = text(s, "note");
+  if (note.empty()) note = "The search is incomplete; the recommendation is provisional.";
+  return fmt::format(R"(<section class="card incomplete" role="alert"><h2>Incomplete search: provisional answer</h2>)"
+                     R"(<p>{}</p><p>{} of {} candidates missing.</p></section>)"
+                     "\n",
+                     esc(note), esc(grouped(number(s, "candidates_missing"))),
+                     esc(grouped(number(s, "candidates_expected"))));
+}
+
 std::string recommendation_section(const json& root, const Plan& plan) {
   const json& r = field(root, "recommendation");
-  std::string out = R"(<section class="card recommendation"><h2>Recommendation</h2>)";
+  const bool provisional = incomplete(root);
+  std::string out = provisional ? R"(<section class="card recommendation"><h2>Provisional recommendation</h2>)"
+                                : R"(<section class="card recommendation"><h2>Recommendation</h2>)";
   const std::string headline = text(r, "headline");
   out += fmt::format(R"(<p class="headline">{}</p>)", esc(headline.empty() ? "No recommendation." : headline));
   std::string reasons;
@@ -1040,9 +1062,8 @@ std::string recommendation_section(const json& root, const Plan& plan) {
   }
   if (!reasons.empty()) out += R"(<ul class="reasons">)" + reasons + "</ul>\n";
   if (const json* c = plan.first_chosen()) {
-    out += fmt::format(
-        R"(<p class="chosen-design"><span class="badge">chosen</span> {} <span class="muted">{}</span></p>)",
-        esc(text(*c, "design")), esc(text(*c, "layout")));
+    out += fmt::format(R"(<p class="chosen-design"><span class="badge">{}</span> {} <span class="muted">{}</span></p>)",
+                       provisional ? "provisional" : "chosen", esc(text(*c, "design")), esc(text(*c, "layout")));
     std::string tiles;
     auto add = [&](std::string_view label, double v, std::string (*f)(double)) {
       if (std::isfinite(v)) tiles += tile(label, f(v));
@@ -1088,6 +1109,8 @@ dl.meta dd{margin:0}
 ul.notes{margin:10px 0 0;padding-left:18px;color:var(--muted);font-size:13px}
 .card{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:18px 22px 20px;margin:18px 0;box-shadow:0 1px 2px rgba(16,24,40,.05)}
 .recommendation{border-left:4px solid var(--accent)}
+.incomplete{border:2px solid #b42318;background:#fef3f2}
+.incomplete h2{color:#b42318}
 .headline{font-size:18px;font-weight:650;margin:0 0 8px;line-height:1.35}
 ul.reasons{margin:0 0 6px;padding-left:20px}
 ul.reasons li{margin:3px 0}
@@ -1204,8 +1227,10 @@ std::string plan_report_html(const nlohmann::json& result, const std::string& ex
       "\n",
       script_hash);
   out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-  out += fmt::format("<title>{}</title>\n", esc("gpufabric plan: " + (name.empty() ? "unnamed" : name)));
+  out += fmt::format("<title>{}</title>\n", esc("gpufabric plan: " + (name.empty() ? "unnamed" : name) +
+                                                (incomplete(result) ? " (incomplete search)" : "")));
   out += "<style>" + std::string(kStyle) + "</style>\n</head>\n<body>\n<main>\n";
+  out += incomplete_section(result);
   out += header_section(result, plan);
   out += recommendation_section(result, plan);
   out += pareto_section(plan);

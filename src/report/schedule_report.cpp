@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/printable.hpp"
 #include "report/html_escape.hpp"
 #include "report/table.hpp"
 #include "sched/csv_table.hpp"
@@ -79,7 +80,7 @@ std::string schedule_text(const ScheduleInput& in, const std::vector<sched::Sche
                           const std::vector<sched::Job>& jobs) {
   std::string out = header(in);
   TextTable t({"policy", "alloc%", "in use", "frag GPUs", "stranded", "JCT mean", "JCT p50", "JCT p99", "queue mean",
-               "queue p50", "queue p99", "done", "cancel", "unsched", "preempt", "slowdown p99", "sim s"},
+               "queue p50", "queue p99", "done", "cancel", "unsched", "preempt", "slowdown p99"},
               {TextTable::Align::left});
   for (const auto& r : results) {
     const auto& m = r.metrics;
@@ -88,7 +89,7 @@ std::string schedule_text(const ScheduleInput& in, const std::vector<sched::Sche
                dur(m.jct_s.p99, m.jct_s.count), dur(m.queue_s.mean, m.queue_s.count),
                dur(m.queue_s.median, m.queue_s.count), dur(m.queue_s.p99, m.queue_s.count), grouped(m.completed),
                grouped(m.cancelled), grouped(m.unschedulable), grouped(m.preemptions),
-               m.slowdown.count > 0 ? fixed(m.slowdown.p99, 2) + "x" : "-", fixed(m.wall_s, 2)});
+               m.slowdown.count > 0 ? fixed(m.slowdown.p99, 2) + "x" : "-"});
   }
   out += t.render();
   out +=
@@ -102,7 +103,7 @@ std::string schedule_text(const ScheduleInput& in, const std::vector<sched::Sche
       std::size_t first = 0;
       while (first < r.jobs.size() && r.jobs[first].reconfigure.empty()) ++first;
       out += fmt::format("# {}: {} MIG requests waited that re-cutting a GPU would have placed (e.g. {}: {})\n",
-                         r.policy, r.metrics.mig_recut, jobs[first].name, r.jobs[first].reconfigure);
+                         r.policy, r.metrics.mig_recut, printable(jobs[first].name), r.jobs[first].reconfigure);
     }
   // Jobs no node could ever run: named, with the reason (the first few).
   if (!results.empty()) {
@@ -111,7 +112,7 @@ std::string schedule_text(const ScheduleInput& in, const std::vector<sched::Sche
       const auto& o = results.front().jobs[i];
       if (o.state != sched::JobState::unschedulable) continue;
       if (shown == 0) out += "# unschedulable (no node could ever run them; not queued):\n";
-      if (shown < 10) out += fmt::format("#   {} (line {}): {}\n", jobs[i].name, jobs[i].line, o.why);
+      if (shown < 10) out += fmt::format("#   {} (line {}): {}\n", printable(jobs[i].name), jobs[i].line, o.why);
       ++shown;
     }
     if (shown > 10) out += fmt::format("#   ... and {} more\n", shown - 10);
@@ -141,8 +142,7 @@ nlohmann::json schedule_json(const ScheduleInput& in, const std::vector<sched::S
                      {"unschedulable", m.unschedulable},
                      {"preemptions", m.preemptions},
                      {"mig_requests_a_recut_would_place", m.mig_recut},
-                     {"makespan_s", m.makespan_s},
-                     {"simulation_s", m.wall_s}};
+                     {"makespan_s", m.makespan_s}};
     nlohmann::json unsched = nlohmann::json::array();
     for (std::size_t i = 0; i < jobs.size(); ++i)
       if (r.jobs[i].state == sched::JobState::unschedulable)
@@ -164,8 +164,8 @@ std::string schedule_csv(const std::vector<sched::ScheduleResult>& results, cons
         nodes += std::to_string(p.node);
       }
       out += fmt::format(
-          "{},{},{},{},{},{},{},{},{},{},{},{}\n", jobs[i].name, r.policy, sched::to_string(o.state), o.submit,
-          o.start >= 0 ? fmt::format("{}", o.start) : "", o.end >= 0 ? fmt::format("{}", o.end) : "",
+          "{},{},{},{},{},{},{},{},{},{},{},{}\n", printable(jobs[i].name), r.policy, sched::to_string(o.state),
+          o.submit, o.start >= 0 ? fmt::format("{}", o.start) : "", o.end >= 0 ? fmt::format("{}", o.end) : "",
           o.start >= 0 ? fmt::format("{}", o.start - o.submit) : "",
           o.state == sched::JobState::done ? fmt::format("{}", o.end - o.submit) : "", o.ran_s,
           o.ideal_s > 0 && o.state == sched::JobState::done ? fmt::format("{:.4f}", o.ran_s / o.ideal_s) : "",
@@ -189,14 +189,13 @@ std::string fill_text(const ScheduleInput& in, const std::vector<sched::FillCurv
     head.push_back(fmt::format("{:g}%", 100 * p.arrived));
     align.push_back(TextTable::Align::right);
   }
-  head.insert(head.end(), {"frag% @end", "failed @end", "sim s"});
+  head.insert(head.end(), {"frag% @end", "failed @end"});
   TextTable t(head, align);
   for (const auto& c : curves) {
     std::vector<std::string> row{c.policy};
     for (const auto& p : c.points) row.push_back(fixed(p.unallocated_median, 2));
     row.push_back(fixed(c.points.back().fragmented_median, 2));
     row.push_back(fixed(c.points.back().failed_pods_median, 0));
-    row.push_back(fixed(c.wall_s, 2));
     t.add_row(row);
   }
   out += t.render();
@@ -232,7 +231,7 @@ nlohmann::json fill_json(const ScheduleInput& in, const std::vector<sched::FillC
                      {"unallocated_percent_p75", p.unallocated_p75},
                      {"fragmented_percent_median", p.fragmented_median},
                      {"failed_gpu_pods_median", p.failed_pods_median}});
-    j["curves"].push_back({{"policy", c.policy}, {"points", pts}, {"simulation_s", c.wall_s}});
+    j["curves"].push_back({{"policy", c.policy}, {"points", pts}});
   }
   return j;
 }

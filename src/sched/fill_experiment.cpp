@@ -1,7 +1,6 @@
 #include "sched/fill_experiment.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <random>
 
@@ -29,7 +28,6 @@ FillCurve fill_experiment(const ClusterState& cluster, const std::vector<Job>& p
   if (!(o.up_to > 0) || o.up_to > 10)
     throw InputError({}, "--fill", "the arrival target is out of range", "0 to 10 (x the cluster's GPUs)");
   if (cluster.gpu_count() == 0) throw InputError({}, "--nodes-file", "the cluster has no GPUs", "nodes with GPUs");
-  const auto t0 = std::chrono::steady_clock::now();
   const TargetWorkload workload = target_workload(pods);
   const double capacity = static_cast<double>(cluster.gpu_count());
   std::vector<double> marks = o.report_at;
@@ -87,7 +85,6 @@ FillCurve fill_experiment(const ClusterState& cluster, const std::vector<Job>& p
     p.failed_pods_median = quantile(failed[m], 0.5);
     out.points.push_back(p);
   }
-  out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }
 

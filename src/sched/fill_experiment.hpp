@@ -32,7 +32,6 @@ struct FillPoint {
 struct FillCurve {
   std::string policy;
   std::vector<FillPoint> points;
-  double wall_s = 0;
 };
 
 FillCurve fill_experiment(const ClusterState& cluster, const std::vector<Job>& pods, const Policy& policy,

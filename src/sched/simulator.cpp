@@ -1,7 +1,6 @@
 #include "sched/simulator.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <queue>
@@ -151,7 +150,6 @@ public:
   }
 
   ScheduleResult run() {
-    const auto t0 = std::chrono::steady_clock::now();
     const std::size_t total = events_.size();
     std::size_t done = 0;
     while (!events_.empty()) {
@@ -172,7 +170,6 @@ public:
         o_.progress(std::min(1.0, static_cast<double>(done) / static_cast<double>(total)));
     }
     finish_metrics();
-    out_.metrics.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return std::move(out_);
   }
 

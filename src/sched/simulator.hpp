@@ -90,7 +90,6 @@ struct ScheduleMetrics {
   // count: what fragmentation (not a full cluster) left unallocated.
   double stranded_gpus = 0;
   Distribution jct_s, queue_s, slowdown;
-  double wall_s = 0;  // how long the simulation took here
 };
 
 struct ScheduleResult {

@@ -31,5 +31,8 @@ struct ServingCheck {
 };
 
 std::vector<ServingCheck> check_serving(const hw::Catalog& catalog);
+// The same for rows of that format in `text` (`validate --suite serving --file FILE`). An unknown
+// scenario or KV cache type is an InputError at its line, not a silent default.
+std::vector<ServingCheck> check_serving(const std::string& text, const std::string& file, const hw::Catalog& catalog);
 
 }  // namespace gf::validate

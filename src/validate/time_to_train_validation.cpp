@@ -10,6 +10,7 @@
 #include "plan/planner.hpp"
 #include "plan/price_catalog.hpp"
 #include "topo/cluster_loader.hpp"
+#include "topo/topology.hpp"
 #include "work/model_library.hpp"
 
 namespace gf::validate {
@@ -30,8 +31,18 @@ std::vector<TimeToTrainRow> parse_time_to_train_rows(const std::string& text, co
     r.tokens = f.positive("tokens");
     r.global_batch_tokens = f.positive("global_batch_tokens");
     r.seq = f.integer("seq", 1, 1 << 22);
+    // The row runs through the planner, which takes at most plan::kMaxGlobalBatch sequences per
+    // step (each is simulated); a larger batch is refused here, naming the row's field.
+    const double sequences = std::round(r.global_batch_tokens / static_cast<double>(r.seq));
+    if (sequences > static_cast<double>(plan::kMaxGlobalBatch)) {
+      f.fail("global_batch_tokens",
+             fmt::format("{:g} tokens are {:g} sequences of {} per step, above the planner's cap of {}",
+                         r.global_batch_tokens, sequences, r.seq, plan::kMaxGlobalBatch),
+             fmt::format("at most {} x seq tokens per step", plan::kMaxGlobalBatch));
+    }
+    if (r.tokens < 1e3 || r.tokens > 1e16) f.fail("tokens", "outside 1e3 .. 1e16", "tokens trained on, e.g. 2e12");
     r.preset = f.text("preset");
-    r.gpus = f.integer("gpus", 1, 1000000);
+    r.gpus = f.integer("gpus", 1, topo::kMaxGpus);
     r.gpus_assumed = f.flag_or("gpus_assumed", false);
     if (f.has("layout")) {
       const Fields l(f.node("layout"), file, f.field("layout"), {"tp", "pp", "cp", "vpp"});

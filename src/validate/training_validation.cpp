@@ -34,14 +34,38 @@ long integer(const YAML::Node& r, const char* key, long fallback) {
   return r[key] && r[key].IsScalar() ? r[key].as<long>(fallback) : fallback;
 }
 
+// A row's `key`, one of `valid`, or `fallback` when the row leaves it out. Anything else is an
+// InputError at its line naming the field and the valid values: a typo ("bf61") must not become
+// bf16, nor an unknown recompute none, and change the prediction silently.
+std::string choice(const YAML::Node& r, const std::string& file, const char* key, const std::string& fallback,
+                   const std::vector<std::string>& valid) {
+  const YAML::Node n = r[key];
+  if (!n || n.IsNull()) return fallback;
+  const std::string v = n.IsScalar() ? n.Scalar() : std::string();
+  if (std::find(valid.begin(), valid.end(), v) == valid.end()) {
+    const std::string near = suggest(v, valid);
+    throw InputError(location_of(n, file), key,
+                     (n.IsScalar() ? "unknown value '" + v + "'" : std::string("not a single value")) +
+                         (near.empty() ? "" : " (did you mean '" + near + "'?)"),
+                     join(valid));
+  }
+  return v;
+}
+
 }  // namespace
 
 std::vector<TrainingCheck> check_training(const hw::Catalog& catalog) {
   std::string text;
   for (const auto& f : data::embedded_files())
     if (f.path == kFile) text = std::string(f.text);
-  const YAML::Node root = parse_yaml(text, kFile);
+  return check_training(text, kFile, catalog);
+}
+
+std::vector<TrainingCheck> check_training(const std::string& text, const std::string& file,
+                                          const hw::Catalog& catalog) {
+  const YAML::Node root = parse_yaml(text, file);
   const YAML::Node rows = root.IsMap() ? root["rows"] : root;
+  if (!rows || !rows.IsSequence()) throw InputError({file, 1, 0}, "rows", "no list of rows", "rows: [ ... ]");
   std::vector<TrainingCheck> out;
   for (const auto& r : rows) {
     TrainingCheck c;
@@ -49,6 +73,12 @@ std::vector<TrainingCheck> check_training(const hw::Catalog& catalog) {
     c.source_id = r["source_id"] ? r["source_id"].Scalar() : "";
     c.model = r["model"] ? r["model"].Scalar() : "";
     c.gpus = integer(r, "gpus", 0);
+    // The row's choices, checked before any reason to skip it, so a typo is refused in every row.
+    const std::string fsdp = choice(r, file, "fsdp", "", {"full", "hybrid", "grad-op"});
+    const std::string prec = choice(r, file, "precision", "bf16", {"fp32", "tf32", "fp16", "bf16", "fp8"});
+    const std::string rc = choice(r, file, "recompute", "none", {"none", "selective", "selective-op", "full"});
+    const std::string kernels = choice(r, file, "kernels", "fused", {"fused", "eager"});
+    const std::string conv = choice(r, file, "flops_convention", "model", {"model", "hardware"});
     auto skip = [&](const std::string& why) {
       c.skipped = why;
       out.push_back(c);
@@ -60,7 +90,6 @@ std::vector<TrainingCheck> check_training(const hw::Catalog& catalog) {
       continue;
     }
     const long pp = integer(r, "pp", 1), cp = integer(r, "cp", 1), ep = integer(r, "ep", 1);
-    const std::string fsdp = r["fsdp"] && r["fsdp"].IsScalar() ? r["fsdp"].Scalar() : "";
     const std::string gpu = r["gpu"].Scalar();
     const auto preset = presets().find(gpu);
     if (preset == presets().end()) {
@@ -110,7 +139,7 @@ std::vector<TrainingCheck> check_training(const hw::Catalog& catalog) {
     // collectives do not become latency-bound"), of fp32 main gradients.
     if (r["ddp_bucket"]) {
       if (r["ddp_bucket"].Scalar() != "megatron")
-        throw InputError({"data/validation/training.yaml", r["ddp_bucket"].Mark().line + 1, 0}, "ddp_bucket",
+        throw InputError(location_of(r["ddp_bucket"], file), "ddp_bucket",
                          "unknown bucket '" + r["ddp_bucket"].Scalar() + "'", "megatron (Megatron-Core DDP's default)");
       o.memory.bucket_bytes = 4.0 * std::max(40e6, 1e6 * static_cast<double>(o.layout.dp * cp));
     }
@@ -122,12 +151,10 @@ std::vector<TrainingCheck> check_training(const hw::Catalog& catalog) {
     // cut into micro-batches of the row's micro_batch (1 where not given; torchtitan's default
     // count of micro-batches has changed between releases, so the rows state it).
     if (o.global_batch == 0 && r["local_batch"]) o.global_batch = integer(r, "local_batch", 1) * o.layout.dp;
-    const std::string prec = r["precision"] ? r["precision"].Scalar() : "bf16";
     o.memory.precision = prec == "fp32" || prec == "tf32" ? work::Precision::fp32
                          : prec == "fp16"                 ? work::Precision::fp16
                          : prec == "fp8"                  ? work::Precision::fp8
                                                           : work::Precision::bf16;
-    const std::string rc = r["recompute"] ? r["recompute"].Scalar() : "none";
     o.memory.recompute = rc == "full"           ? work::Recompute::full
                          : rc == "selective"    ? work::Recompute::selective
                          : rc == "selective-op" ? work::Recompute::selective_op
@@ -148,8 +175,8 @@ std::vector<TrainingCheck> check_training(const hw::Catalog& catalog) {
     if (r["grad_reduce_dtype"]) {
       const std::string dt = r["grad_reduce_dtype"].Scalar();
       if (dt != "bf16" && dt != "fp32")
-        throw InputError({"data/validation/training.yaml", r["grad_reduce_dtype"].Mark().line + 1, 0},
-                         "grad_reduce_dtype", "unknown type '" + dt + "'", "bf16, fp32");
+        throw InputError(location_of(r["grad_reduce_dtype"], file), "grad_reduce_dtype", "unknown type '" + dt + "'",
+                         "bf16, fp32");
       o.memory.grad_reduce_bf16 = dt == "bf16";
     }
     if (r["bucket_mb"]) o.memory.bucket_bytes = r["bucket_mb"].as<double>() * 1024 * 1024;
@@ -157,8 +184,8 @@ std::vector<TrainingCheck> check_training(const hw::Catalog& catalog) {
     if (r["head_tokens"]) {
       const double f = r["head_tokens"].as<double>(0);
       if (!(f > 0 && f <= 1))
-        throw InputError({"data/validation/training.yaml", r["head_tokens"].Mark().line + 1, 0}, "head_tokens",
-                         "got '" + r["head_tokens"].Scalar() + "'", "a share in (0, 1]");
+        throw InputError(location_of(r["head_tokens"], file), "head_tokens", "got '" + r["head_tokens"].Scalar() + "'",
+                         "a share in (0, 1]");
       o.memory.head_token_fraction = f;
     }
     // The attention kernels the run used: FlashAttention unless the row says otherwise (cuDNN's
@@ -167,11 +194,10 @@ std::vector<TrainingCheck> check_training(const hw::Catalog& catalog) {
     const std::string attention = r["attention"] ? r["attention"].Scalar() : "flash";
     const auto kernel = work::attention_named(attention);
     if (!kernel)
-      throw InputError({"data/validation/training.yaml", r["attention"].Mark().line + 1, 0}, "attention",
-                       "unknown kernel '" + attention + "'", "flash, flash2, cudnn, unfused");
+      throw InputError(location_of(r["attention"], file), "attention", "unknown kernel '" + attention + "'",
+                       "flash, flash2, cudnn, unfused");
     o.memory.attention = *kernel;
     // Element-wise kernels: fused unless the row ran PyTorch eager (no torch.compile).
-    const std::string kernels = r["kernels"] ? r["kernels"].Scalar() : "fused";
     o.memory.kernels = kernels == "eager" ? work::Kernels::eager : work::Kernels::fused;
     try {
       auto spec = topo::load_preset(preset->second, catalog);
@@ -185,7 +211,6 @@ std::vector<TrainingCheck> check_training(const hw::Catalog& catalog) {
             (o.global_batch / (o.memory.micro_batch * o.layout.dp) + 1) * o.memory.micro_batch * o.layout.dp;
       const auto res = work::train_step(t, m, o);
       const double per_gpu_tokens = res.tokens_per_s / static_cast<double>(c.gpus);
-      const std::string conv = r["flops_convention"] ? r["flops_convention"].Scalar() : "model";
       if (r["measured_tokens_per_s_per_gpu"] && m.is_transformer()) {
         c.metric = "tokens/s/GPU";
         c.measured = r["measured_tokens_per_s_per_gpu"].as<double>();

@@ -25,5 +25,9 @@ struct TrainingCheck {
 };
 
 std::vector<TrainingCheck> check_training(const hw::Catalog& catalog);
+// The same for rows of that format in `text` (`validate --suite training --file FILE`). A field
+// whose value the model does not know (precision, recompute, fsdp, kernels, flops_convention) is
+// an InputError at its line, not a silent default.
+std::vector<TrainingCheck> check_training(const std::string& text, const std::string& file, const hw::Catalog& catalog);
 
 }  // namespace gf::validate

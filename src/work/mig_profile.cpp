@@ -14,44 +14,67 @@ namespace {
 
 constexpr const char* kFile = "data/compute/mig.yaml";
 
-const YAML::Node& root() {
-  static const YAML::Node r = [] {
-    for (const auto& f : data::embedded_files())
-      if (f.path == kFile) return parse_yaml(std::string(f.text), kFile);
-    throw std::logic_error(std::string(kFile) + " is not embedded");
-  }();
-  return r;
+struct GpuProfiles {
+  std::string gpu;
+  std::vector<MigProfile> profiles;  // in the file's order
+};
+
+// mig.yaml read once into plain structs. The planner's threads look profiles up at the same time,
+// and yaml-cpp's nodes are not safe to read concurrently (a lookup may build and cache entries
+// inside the node), so no YAML::Node outlives this function.
+std::vector<GpuProfiles> load() {
+  std::string text;
+  for (const auto& f : data::embedded_files())
+    if (f.path == kFile) text = std::string(f.text);
+  if (text.empty()) throw std::logic_error(std::string(kFile) + " is not embedded");
+  const YAML::Node root = parse_yaml(text, kFile);
+  std::vector<GpuProfiles> all;
+  for (const auto& g : root["gpus"]) {
+    GpuProfiles gp{g["gpu"].Scalar(), {}};
+    for (const auto& p : g["profiles"]) {
+      MigProfile m;
+      m.name = p["name"].Scalar();
+      m.compute_fraction = p["compute_fraction"].as<double>();
+      m.memory_fraction = p["memory_slices"].as<double>() / 8.0;
+      m.memory_bytes = p["memory_GB"].as<double>() * 1e9;
+      m.max_instances = p["max_instances"].as<int>();
+      gp.profiles.push_back(std::move(m));
+    }
+    all.push_back(std::move(gp));
+  }
+  return all;
+}
+
+// Built on first use; C++ makes the initialisation of a function-local static thread-safe.
+const std::vector<GpuProfiles>& table() {
+  static const std::vector<GpuProfiles> all = load();
+  return all;
+}
+
+const GpuProfiles* profiles_of(const hw::GpuSpec& gpu) {
+  for (const auto& g : table())
+    if (g.gpu == gpu.name) return &g;
+  return nullptr;
 }
 
 }  // namespace
 
 MigProfile mig_profile(const hw::GpuSpec& gpu, const std::string& name, const std::string& flag) {
-  for (const auto& g : root()["gpus"]) {
-    if (g["gpu"].Scalar() != gpu.name) continue;
-    std::vector<std::string> names;
-    for (const auto& p : g["profiles"]) {
-      names.push_back(p["name"].Scalar());
-      if (p["name"].Scalar() != name) continue;
-      MigProfile m;
-      m.name = name;
-      m.compute_fraction = p["compute_fraction"].as<double>();
-      m.memory_fraction = p["memory_slices"].as<double>() / 8.0;
-      m.memory_bytes = p["memory_GB"].as<double>() * 1e9;
-      m.max_instances = p["max_instances"].as<int>();
-      return m;
-    }
-    throw InputError({}, flag, fmt::format("the {} has no MIG profile '{}'", gpu.name, name), join(names));
+  const GpuProfiles* g = profiles_of(gpu);
+  if (g == nullptr) {
+    throw InputError({}, flag, fmt::format("no MIG profiles for the {} in {}", gpu.name, kFile),
+                     "a GPU with MIG: A100, H100, H200, B200");
   }
-  throw InputError({}, flag, fmt::format("no MIG profiles for the {} in {}", gpu.name, kFile),
-                   "a GPU with MIG: A100, H100, H200, B200");
+  for (const auto& p : g->profiles)
+    if (p.name == name) return p;
+  throw InputError({}, flag, fmt::format("the {} has no MIG profile '{}'", gpu.name, name),
+                   join(mig_profile_names(gpu)));
 }
 
 std::vector<std::string> mig_profile_names(const hw::GpuSpec& gpu) {
   std::vector<std::string> names;
-  for (const auto& g : root()["gpus"]) {
-    if (g["gpu"].Scalar() != gpu.name) continue;
-    for (const auto& p : g["profiles"]) names.push_back(p["name"].Scalar());
-  }
+  if (const GpuProfiles* g = profiles_of(gpu))
+    for (const auto& p : g->profiles) names.push_back(p.name);
   return names;
 }
 
