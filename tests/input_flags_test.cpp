@@ -177,6 +177,13 @@ TEST(Flags, ZeroIsRefusedWhereItOnceMeantTheDefault) {
   EXPECT_EQ(run_cli({"train", "dgx-h100", "--model", "llama3.1-8b"}).code, 0);
 }
 
+// A batch inside the old cap (2^30 sequences) ran for about a minute, one micro-batch at a time.
+TEST(Flags, TheGlobalBatchIsCappedWhereItStillRunsInAFractionOfASecond) {
+  expect_refused(run_cli({"train", "dgx-h100", "--model", "llama3.1-8b", "--global-batch", "1073741824"}),
+                 {"'--global-batch'", "1048576"});
+  EXPECT_EQ(run_cli({"train", "dgx-h100", "--model", "llama3.1-8b", "--global-batch", "1048576"}).code, 0);
+}
+
 TEST(Flags, InertAndConflictingOptionsNameBothFlags) {
   const std::vector<std::string> job{"train", "dgx-h100", "--model", "llama3.1-8b"};
   auto with = [&](std::vector<std::string> more) {

@@ -413,11 +413,15 @@ TEST(BadFigures, EveryBuiltInFigureIsWithinItsRange) {
 
 TEST(BadFigures, AbsurdWorkloadFiguresAreRefused) {
   const std::string base = embedded("data/workloads/resnet50-imagenet.yaml");
-  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{{"flops_per_sample", "1e-300"},
-                                                                                   {"flops_per_sample", "1e300"},
-                                                                                   {"cpu_seconds_per_sample", "1e-300"},
-                                                                                   {"decoded_bytes", "1e-300"},
-                                                                                   {"d2h_bytes_per_batch", "1e300"}}) {
+  for (const auto& kv : std::vector<std::pair<std::string, std::string>>{{"flops_per_sample", "1e-300"},
+                                                                         {"flops_per_sample", "1e300"},
+                                                                         {"cpu_seconds_per_sample", "1e-300"},
+                                                                         {"decoded_bytes", "1e-300"},
+                                                                         {"d2h_bytes_per_batch", "1e300"}}) {
+    // Named copies, not a structured binding: Clang 14 (Debian 12's, the sanitizer build's
+    // compiler) cannot capture a structured binding in the lambda below.
+    const std::string& key = kv.first;
+    const std::string& value = kv.second;
     SCOPED_TRACE(key + "=" + value);
     const std::string msg = input_error([&] { (void)work::parse_workload(with_value(base, key, value), "w.yaml"); });
     EXPECT_TRUE(contains(msg, "w.yaml:")) << msg;
