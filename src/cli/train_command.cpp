@@ -432,8 +432,12 @@ std::string TrainOptions::run() const {
                      m.name, params.total / 1e9,
                      m.moe ? fmt::format(", {:.3g}B active", params.active / 1e9) : std::string(), precision,
                      o.memory.micro_batch, r.micro_batches);
-  out += fmt::format("# layout: TP {} x PP {} x DP {} x CP {} on {} GPUs{}\n", o.layout.tp, o.layout.pp,
+  // EP is carved out of the DP ranks (Megatron), so it does not multiply the GPUs; it and the
+  // virtual stages are still part of the layout the user reads back.
+  out += fmt::format("# layout: TP {} x PP {} x DP {} x CP {} on {} GPUs{}{}{}\n", o.layout.tp, o.layout.pp,
                      r.gpus / (o.layout.tp * o.layout.pp * o.layout.cp), o.layout.cp, r.gpus,
+                     o.layout.ep > 1 ? fmt::format(", EP {} (experts split over the DP ranks)", o.layout.ep) : "",
+                     o.layout.vpp > 1 ? fmt::format(", VPP {}", o.layout.vpp) : "",
                      sequence_parallel ? ", sequence parallel" : "");
   out += fmt::format("step time          {:.4g} s\n", r.step_s);
   if (r.tokens_per_s > 0) out += fmt::format("tokens/s           {:.4g}\n", r.tokens_per_s);
