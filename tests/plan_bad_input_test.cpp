@@ -27,17 +27,7 @@ namespace {
 using gf::test::run_cli;
 using gf::test::ScratchDir;
 
-constexpr const char* kPlan = R"(name: tiny
-workloads:
-  - name: t
-    kind: training
-    model: gpt3-1.3b
-    tokens: 26e9
-    global_batch: 64
-design:
-  nodes: [dgx-a100]
-  node_counts: [1, 2, 4]
-)";
+const std::string kPlan = gf::test::tiny_training_plan("[1, 2, 4]");
 
 std::string slurp(const std::string& path) {
   std::ifstream f(path, std::ios::binary);

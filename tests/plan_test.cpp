@@ -49,17 +49,7 @@ std::string reasons_text(const nlohmann::json& a) {
   return s;
 }
 
-constexpr const char* kMinimal = R"(name: tiny
-workloads:
-  - name: t
-    kind: training
-    model: gpt3-1.3b
-    tokens: 26e9
-    global_batch: 64
-design:
-  nodes: [dgx-a100]
-  node_counts: [1, 2]
-)";
+const std::string kMinimal = gf::test::tiny_training_plan("[1, 2]");
 
 TEST(PlanFile, UnknownKeyIsAnErrorAtItsLine) {
   const gf::test::ScratchDir dir;

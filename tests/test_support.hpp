@@ -27,6 +27,14 @@ inline topo::Topology preset(const std::string& name, const topo::ClusterOverrid
 
 inline std::string data_file(const std::string& name) { return std::string(GPUFABRIC_TEST_DATA) + "/" + name; }
 
+// A one-workload training plan (GPT-3 1.3B on DGX A100) over the given node counts, e.g. "[1, 2]":
+// the smallest plan the planner and its store are tested with.
+inline std::string tiny_training_plan(const std::string& node_counts) {
+  return "name: tiny\nworkloads:\n  - name: t\n    kind: training\n    model: gpt3-1.3b\n    tokens: 26e9\n"
+         "    global_batch: 64\ndesign:\n  nodes: [dgx-a100]\n  node_counts: " +
+         node_counts + "\n";
+}
+
 // Every link starts where the previous one ended, from `from` to `to`.
 inline ::testing::AssertionResult connected(const topo::Graph& g, const topo::Route& r, topo::DeviceId from,
                                             topo::DeviceId to) {

@@ -55,4 +55,19 @@ topo::ClusterSpec row_machine(const RowOrigin& row, const std::string& preset, c
   });
 }
 
+std::string row_choice(const YAML::Node& row, const std::string& file, const char* key, const std::string& fallback,
+                       const std::vector<std::string>& valid) {
+  const YAML::Node n = row[key];
+  if (!n || n.IsNull()) return fallback;
+  const std::string v = n.IsScalar() ? n.Scalar() : std::string();
+  if (std::find(valid.begin(), valid.end(), v) == valid.end()) {
+    const std::string near = suggest(v, valid);
+    throw InputError(location_of(n, file), key,
+                     (n.IsScalar() ? "unknown value '" + v + "'" : std::string("not a single value")) +
+                         (near.empty() ? "" : " (did you mean '" + near + "'?)"),
+                     join(valid));
+  }
+  return v;
+}
+
 }  // namespace gf::validate

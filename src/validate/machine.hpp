@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <yaml-cpp/yaml.h>
 
@@ -30,6 +31,12 @@ struct RowOrigin {
   [[nodiscard]] InputError error(const std::string& key, const std::string& problem,
                                  const std::string& valid = {}) const;
 };
+
+// A row's `key`, one of `valid`, or `fallback` when the row leaves it out. Anything else is an
+// InputError at its line naming the field and the valid values: a typo ("bf61") must not become
+// bf16, nor an unknown recompute none, and change the prediction silently.
+std::string row_choice(const YAML::Node& row, const std::string& file, const char* key, const std::string& fallback,
+                       const std::vector<std::string>& valid);
 
 // Runs `f` (which builds or predicts one row) so that its InputErrors name the row.
 template <typename F>

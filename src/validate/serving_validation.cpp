@@ -10,6 +10,7 @@
 #include "core/yaml_fields.hpp"
 #include "data/embedded.hpp"
 #include "topo/cluster_loader.hpp"
+#include "validate/machine.hpp"
 #include "work/model_library.hpp"
 #include "work/serving_fleet.hpp"
 
@@ -32,20 +33,6 @@ bool has(const YAML::Node& r, const char* key) { return r[key] && !r[key].IsNull
 
 std::string text(const YAML::Node& r, const char* key, const std::string& fallback = {}) {
   return has(r, key) && r[key].IsScalar() ? r[key].Scalar() : fallback;
-}
-
-// A row's `key`, one of `valid`, or `fallback` when the row leaves it out; anything else is an
-// InputError at its line naming the field and the valid values (never a silent default).
-std::string choice(const YAML::Node& r, const std::string& file, const char* key, const std::string& fallback,
-                   const std::vector<std::string>& valid) {
-  if (!has(r, key)) return fallback;
-  const YAML::Node n = r[key];
-  const std::string v = n.IsScalar() ? n.Scalar() : std::string();
-  if (std::find(valid.begin(), valid.end(), v) == valid.end()) {
-    throw InputError(location_of(n, file), key,
-                     n.IsScalar() ? "unknown value '" + v + "'" : std::string("not a single value"), join(valid));
-  }
-  return v;
 }
 
 double number(const YAML::Node& r, const char* key, double fallback = 0) {
@@ -110,16 +97,16 @@ std::vector<ServingCheck> check_serving(const std::string& body, const std::stri
     c.model = text(r, "model");
     c.gpu = text(r, "gpu");
     c.gpus = static_cast<long>(number(r, "gpus"));
-    c.scenario = choice(r, file, "scenario", "offline", {"offline", "server", "concurrency"});
-    const std::string precision = choice(r, file, "precision", "bf16", {"fp16", "bf16", "fp8", "fp4", "int4"});
+    c.scenario = row_choice(r, file, "scenario", "offline", {"offline", "server", "concurrency"});
+    const std::string precision = row_choice(r, file, "precision", "bf16", {"fp16", "bf16", "fp8", "fp4", "int4"});
     // KV precision: as given; unstated, fp8 with fp8 or fp4 weights (NVIDIA's quantized
     // checkpoints carry an fp8 KV cache), else the 16-bit type. Checked before any reason to skip
     // the row, so a typo is refused in every row.
-    const std::string kv = choice(r, file, "kv_dtype",
-                                  precision == "fp8" || precision == "fp4" ? "fp8"
-                                  : precision == "fp16"                    ? "fp16"
-                                                                           : "bf16",
-                                  {"fp16", "bf16", "fp8"});
+    const std::string kv = row_choice(r, file, "kv_dtype",
+                                      precision == "fp8" || precision == "fp4" ? "fp8"
+                                      : precision == "fp16"                    ? "fp16"
+                                                                               : "bf16",
+                                      {"fp16", "bf16", "fp8"});
     auto skip = [&](const std::string& why) {
       c.skipped = why;
       out.push_back(c);
@@ -152,7 +139,7 @@ std::vector<ServingCheck> check_serving(const std::string& body, const std::stri
     rs.pp = pp;
     rs.ep = static_cast<long>(number(r, "ep", 1));
     if (rs.ep > tp) rs.ep = 1;  // EP over data-parallel attention ranks: not modelled, experts split by TP
-    (void)work::parse_weight_format(precision, rs.weights);  // both checked by choice() above
+    (void)work::parse_weight_format(precision, rs.weights);  // both checked by row_choice() above
     (void)work::parse_weight_format(kv, rs.kv);
     const std::string engine = text(r, "engine", "vllm");
     // Engine limits: vLLM's defaults; TensorRT-LLM rows get trtllm-bench's (below, once the KV

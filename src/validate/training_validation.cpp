@@ -10,6 +10,7 @@
 #include "core/yaml_fields.hpp"
 #include "data/embedded.hpp"
 #include "topo/cluster_loader.hpp"
+#include "validate/machine.hpp"
 #include "work/model_library.hpp"
 #include "work/train_step.hpp"
 
@@ -34,24 +35,6 @@ long integer(const YAML::Node& r, const char* key, long fallback) {
   return r[key] && r[key].IsScalar() ? r[key].as<long>(fallback) : fallback;
 }
 
-// A row's `key`, one of `valid`, or `fallback` when the row leaves it out. Anything else is an
-// InputError at its line naming the field and the valid values: a typo ("bf61") must not become
-// bf16, nor an unknown recompute none, and change the prediction silently.
-std::string choice(const YAML::Node& r, const std::string& file, const char* key, const std::string& fallback,
-                   const std::vector<std::string>& valid) {
-  const YAML::Node n = r[key];
-  if (!n || n.IsNull()) return fallback;
-  const std::string v = n.IsScalar() ? n.Scalar() : std::string();
-  if (std::find(valid.begin(), valid.end(), v) == valid.end()) {
-    const std::string near = suggest(v, valid);
-    throw InputError(location_of(n, file), key,
-                     (n.IsScalar() ? "unknown value '" + v + "'" : std::string("not a single value")) +
-                         (near.empty() ? "" : " (did you mean '" + near + "'?)"),
-                     join(valid));
-  }
-  return v;
-}
-
 }  // namespace
 
 std::vector<TrainingCheck> check_training(const hw::Catalog& catalog) {
@@ -74,11 +57,11 @@ std::vector<TrainingCheck> check_training(const std::string& text, const std::st
     c.model = r["model"] ? r["model"].Scalar() : "";
     c.gpus = integer(r, "gpus", 0);
     // The row's choices, checked before any reason to skip it, so a typo is refused in every row.
-    const std::string fsdp = choice(r, file, "fsdp", "", {"full", "hybrid", "grad-op"});
-    const std::string prec = choice(r, file, "precision", "bf16", {"fp32", "tf32", "fp16", "bf16", "fp8"});
-    const std::string rc = choice(r, file, "recompute", "none", {"none", "selective", "selective-op", "full"});
-    const std::string kernels = choice(r, file, "kernels", "fused", {"fused", "eager"});
-    const std::string conv = choice(r, file, "flops_convention", "model", {"model", "hardware"});
+    const std::string fsdp = row_choice(r, file, "fsdp", "", {"full", "hybrid", "grad-op"});
+    const std::string prec = row_choice(r, file, "precision", "bf16", {"fp32", "tf32", "fp16", "bf16", "fp8"});
+    const std::string rc = row_choice(r, file, "recompute", "none", {"none", "selective", "selective-op", "full"});
+    const std::string kernels = row_choice(r, file, "kernels", "fused", {"fused", "eager"});
+    const std::string conv = row_choice(r, file, "flops_convention", "model", {"model", "hardware"});
     auto skip = [&](const std::string& why) {
       c.skipped = why;
       out.push_back(c);
