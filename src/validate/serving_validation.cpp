@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <map>
+#include <string_view>
 
 #include "core/error.hpp"
 #include "core/yaml_fields.hpp"
@@ -18,7 +20,7 @@ namespace gf::validate {
 
 namespace {
 
-constexpr const char* kFile = "data/validation/serving.yaml";
+constexpr std::string_view kFilePrefix = "data/validation/serving";
 
 // The preset that stands for a row's GPU when the row names none.
 const std::map<std::string, std::string>& presets() {
@@ -79,10 +81,15 @@ std::pair<long, long> trtllm_bench_limits(double kv_requests, double isl, double
 }  // namespace
 
 std::vector<ServingCheck> check_serving(const hw::Catalog& catalog) {
-  std::string body;
-  for (const auto& f : data::embedded_files())
-    if (f.path == kFile) body = std::string(f.text);
-  return check_serving(body, kFile, catalog);
+  // Every built-in file of this suite (data/validation/serving*.yaml), in the embedded order (sorted by path),
+  // so that a new source can bring its rows in a file of its own.
+  std::vector<ServingCheck> out;
+  for (const auto& f : data::embedded_files()) {
+    if (!f.path.starts_with(kFilePrefix) || !f.path.ends_with(".yaml")) continue;
+    auto more = check_serving(std::string(f.text), std::string(f.path), catalog);
+    out.insert(out.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+  }
+  return out;
 }
 
 std::vector<ServingCheck> check_serving(const std::string& body, const std::string& file, const hw::Catalog& catalog) {

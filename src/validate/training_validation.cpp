@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <map>
+#include <string_view>
 
 #include "core/error.hpp"
 #include "core/yaml_fields.hpp"
@@ -18,7 +20,7 @@ namespace gf::validate {
 
 namespace {
 
-constexpr const char* kFile = "data/validation/training.yaml";
+constexpr std::string_view kFilePrefix = "data/validation/training";
 
 // The preset that stands for a row's GPU (its servers: 8 GPUs on NVSwitch, InfiniBand). The
 // row's own GPU then takes every GPU slot (--gpu), so a DGX A100 of 40 GB parts runs at their
@@ -38,10 +40,15 @@ long integer(const YAML::Node& r, const char* key, long fallback) {
 }  // namespace
 
 std::vector<TrainingCheck> check_training(const hw::Catalog& catalog) {
-  std::string text;
-  for (const auto& f : data::embedded_files())
-    if (f.path == kFile) text = std::string(f.text);
-  return check_training(text, kFile, catalog);
+  // Every built-in file of this suite (data/validation/training*.yaml), in the embedded order (sorted by path),
+  // so that a new source can bring its rows in a file of its own.
+  std::vector<TrainingCheck> out;
+  for (const auto& f : data::embedded_files()) {
+    if (!f.path.starts_with(kFilePrefix) || !f.path.ends_with(".yaml")) continue;
+    auto more = check_training(std::string(f.text), std::string(f.path), catalog);
+    out.insert(out.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+  }
+  return out;
 }
 
 std::vector<TrainingCheck> check_training(const std::string& text, const std::string& file,
