@@ -7,7 +7,7 @@ FUZZ_SECONDS ?= 25
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 
-.PHONY: all deps build run test test-asan test-tsan fuzz bench format clean readme
+.PHONY: all deps build run test test-asan test-tsan fuzz bench format clean readme bands
 
 all: build
 
@@ -42,6 +42,14 @@ run: build
 readme: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS) --target gpufabric
 	python3 scripts/readme_outputs.py --update $(BUILD)/gpufabric
+
+# Recomputes the error bands every command prints (data/validation/error_bands.yaml) from the
+# validation suites, then rebuilds so the binary carries them; run after a model or row change.
+bands: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS) --target gpufabric
+	./$(BUILD)/gpufabric validate --bands > data/validation/error_bands.yaml.tmp
+	mv data/validation/error_bands.yaml.tmp data/validation/error_bands.yaml
+	cmake --build $(BUILD) -j $(JOBS) --target gpufabric
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)

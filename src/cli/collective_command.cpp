@@ -6,6 +6,8 @@
 #include <cctype>
 #include <charconv>
 
+#include "band/band_class.hpp"
+#include "band/error_band.hpp"
 #include "calib/calibrate.hpp"
 #include "comm/algorithm.hpp"
 #include "comm/model.hpp"
@@ -14,6 +16,7 @@
 #include "core/yaml_fields.hpp"
 #include "report/collective_report.hpp"
 #include "topo/topology.hpp"
+#include "validate/error_classes.hpp"
 
 namespace gf::cli {
 
@@ -166,6 +169,8 @@ std::string CollectiveOptions::run() const {
   req.root = root_rank;
 
   std::vector<report::CollectiveRow> rows;
+  // The error band's class: where this communicator's data runs (validate/error_classes.hpp).
+  const band::CollectivePath path = validate::collective_path(topology, c.nodes());
   const double unit = type->bytes * (comm::splits_by_rank(req.op) ? static_cast<double>(c.ranks()) : 1.0);
   constexpr int kMaxRows = 4096;
   for (double s = lo; s <= hi; s = inc > 0 ? s + inc : s * static_cast<double>(f)) {
@@ -184,6 +189,7 @@ std::string CollectiveOptions::run() const {
     row.redop = comm::is_reduction(req.op) || req.op == comm::Op::sendrecv ? redop : "none";
     row.root = rooted ? static_cast<int>(root_rank) : -1;
     row.result = comm::predict(c, req);
+    row.band = band::BandTable::builtin().lookup("collectives", band::collective_classes(size, path));
     rows.push_back(row);
   }
   if (rows.empty()) {
@@ -196,7 +202,10 @@ std::string CollectiveOptions::run() const {
   h.communicator = c.describe();
   h.engine = comm::to_string(rows.front().result.engine);
   for (const auto& v : nccl.describe()) h.notes.push_back("env: " + v);
-  if (!cluster.calibration.empty()) h.notes.push_back("calibration: " + cluster.calibration);
+  if (!cluster.calibration.empty()) {
+    h.notes.push_back("calibration: " + cluster.calibration);
+    h.notes.push_back("time band: that of the built-in model; the calibration overlay is not in it");
+  }
   for (const auto& v : ignored) h.notes.push_back("env: " + v + " is not modelled (it does not change the prediction)");
   h.notes.insert(h.notes.end(), topology.notes().begin(), topology.notes().end());
   h.notes.insert(h.notes.end(), c.notes().begin(), c.notes().end());

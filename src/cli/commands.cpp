@@ -17,16 +17,13 @@
 #include "cli/schedule_command.hpp"
 #include "cli/serve_command.hpp"
 #include "cli/train_command.hpp"
+#include "cli/validate_command.hpp"
 #include "comm/communicator.hpp"
 #include "core/error.hpp"
 #include "core/printable.hpp"
 #include "core/yaml_fields.hpp"
-#include "report/serving_validation_report.hpp"
 #include "report/table.hpp"
-#include "report/time_to_train_report.hpp"
 #include "report/topo_report.hpp"
-#include "report/training_validation_report.hpp"
-#include "report/validation_report.hpp"
 #include "topo/cluster_loader.hpp"
 #include "topo/topology.hpp"
 
@@ -313,15 +310,8 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   calibrate_opts.add_to(*calibrate_cmd);
 
   auto* validate_cmd = app.add_subcommand("validate", "Compare predictions with the cited public measurements");
-  std::string validate_format = "table";
-  std::string validate_file;
-  std::string validate_catalog;
-  validate_cmd->add_option("--format", validate_format, "table | json | csv");
-  std::string validate_suite = "all";
-  validate_cmd->add_option("--suite", validate_suite, "all | paths | collectives | training | serving | time-to-train");
-  validate_cmd->add_option("--file", validate_file,
-                           "A validation YAML file of the --suite's format instead of the built-in set");
-  add_catalog_option(*validate_cmd, validate_catalog);
+  ValidateOptions validate_opts;
+  validate_opts.add_to(*validate_cmd);
 
   try {
     if (argc > 1 && argv[1][0] != '-') {
@@ -381,65 +371,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     } else if (probe_cmd->parsed()) {
       result = probe_opts.run();
     } else if (validate_cmd->parsed()) {
-      check_format(validate_format, {"table", "json", "csv"});
-      if (validate_suite != "all" && validate_suite != "paths" && validate_suite != "collectives" &&
-          validate_suite != "training" && validate_suite != "serving" && validate_suite != "time-to-train") {
-        throw InputError({}, "--suite", "got '" + validate_suite + "'",
-                         "all, paths, collectives, training, serving, time-to-train");
-      }
-      if (!validate_file.empty() && validate_suite == "all") {
-        throw InputError({}, "--file", "say which suite the file holds", "--suite paths or --suite collectives");
-      }
-      const hw::Catalog catalog = load_catalog(validate_catalog);
-      if (validate_suite == "time-to-train") {
-        if (validate_format == "csv")
-          throw InputError({}, "--format", "csv is not offered for time-to-train", "table, json");
-        const auto rows = validate_file.empty() ? validate::builtin_time_to_train_rows()
-                                                : validate::parse_time_to_train_rows(
-                                                      read_text_file(validate_file, "--file"), validate_file);
-        const auto checks = validate::check_time_to_train(rows, catalog);
-        result = validate_format == "json" ? report::time_to_train_json(checks) : report::time_to_train_text(checks);
-      } else if (validate_suite == "serving") {
-        if (!validate_file.empty())
-          throw InputError({}, "--file", "the serving suite reads its built-in set only", "--suite paths|collectives");
-        if (validate_format == "csv") throw InputError({}, "--format", "csv is not offered for serving", "table, json");
-        const auto checks = validate::check_serving(catalog);
-        result = validate_format == "json" ? report::serving_validation_json(checks)
-                                           : report::serving_validation_text(checks);
-      } else if (validate_suite == "training") {
-        if (!validate_file.empty())
-          throw InputError({}, "--file", "the training suite reads its built-in set only", "--suite paths|collectives");
-        if (validate_format == "csv")
-          throw InputError({}, "--format", "csv is not offered for training", "table, json");
-        const auto checks = validate::check_training(catalog);
-        result = validate_format == "json" ? report::training_validation_json(checks)
-                                           : report::training_validation_text(checks);
-      } else {
-        const std::string text = validate_file.empty() ? std::string() : read_text_file(validate_file, "--file");
-        std::string paths_out;
-        std::string coll_out;
-        if (validate_suite != "collectives") {
-          const auto rows =
-              validate_file.empty() ? validate::builtin_path_rows() : validate::parse_path_rows(text, validate_file);
-          const auto results = validate::predict(rows, catalog);
-          paths_out = validate_format == "json"  ? report::validation_json(results)
-                      : validate_format == "csv" ? report::validation_csv(results)
-                                                 : report::validation_text(results);
-        }
-        if (validate_suite != "paths") {
-          const auto rows = validate_file.empty() ? validate::builtin_collective_rows()
-                                                  : validate::parse_collective_rows(text, validate_file);
-          const auto checks = validate::check_collectives(rows, catalog);
-          coll_out = validate_format == "json"  ? report::collectives_json(checks)
-                     : validate_format == "csv" ? report::collectives_csv(checks)
-                                                : report::collectives_text(checks);
-        }
-        if (validate_format == "json" && !paths_out.empty() && !coll_out.empty()) {
-          result = "{\"paths\": " + paths_out + ", \"collectives\": " + coll_out + "}\n";
-        } else {
-          result = paths_out + (paths_out.empty() || coll_out.empty() ? "" : "\n") + coll_out;
-        }
-      }
+      result = validate_opts.run();
     } else if (topo_cmd->parsed()) {
       check_format(topo_format, {"table", "json"});
       const hw::Catalog catalog = topo_opts.load_catalog();

@@ -1,5 +1,6 @@
 #include "report/collective_report.hpp"
 
+#include "report/generalisation_report.hpp"
 #include "report/table.hpp"
 
 #include <fmt/format.h>
@@ -20,10 +21,11 @@ std::string collective_table(const CollectiveHeader& h, const std::vector<Collec
     for (const auto& line : h.transports) out += "#   " + line + "\n";
   }
   out += "#\n";
-  out += fmt::format("#{:>12} {:>12} {:>9} {:>7} {:>6} {:>10} {:>8} {:>8}  {:<13} {:<6} {:>4}  {}\n", "size", "count",
-                     "type", "redop", "root", "time", "algbw", "busbw", "algorithm", "proto", "ch", "warn");
-  out += fmt::format("#{:>12} {:>12} {:>9} {:>7} {:>6} {:>10} {:>8} {:>8}\n", "(B)", "(elements)", "", "", "", "(us)",
-                     "(GB/s)", "(GB/s)");
+  out += fmt::format("#{:>12} {:>12} {:>9} {:>7} {:>6} {:>10} {:>8} {:>8}  {:<13} {:<6} {:>4}  {:<17} {}\n", "size",
+                     "count", "type", "redop", "root", "time", "algbw", "busbw", "algorithm", "proto", "ch",
+                     "time band", "warn");
+  out += fmt::format("#{:>12} {:>12} {:>9} {:>7} {:>6} {:>10} {:>8} {:>8}  {:<13} {:<6} {:>4}  {}\n", "(B)",
+                     "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "", "", "(rows)");
   double bus_sum = 0;
   std::vector<std::string> warnings;
   for (const auto& r : rows) {
@@ -35,11 +37,11 @@ std::string collective_table(const CollectiveHeader& h, const std::vector<Collec
       marks += fmt::format("[{}]", it - warnings.begin() + 1);
     }
     if (r.result.better) marks += fmt::format(" {:.0f}%", -100.0 * r.result.better->saving);
-    std::string line =
-        fmt::format(" {:>12} {:>12} {:>9} {:>7} {:>6} {:>10.2f} {:>8.2f} {:>8.2f}  {:<13} {:<6} {:>4}  {}",
-                    static_cast<long long>(r.size_bytes), r.count, r.type, r.redop, r.root, r.result.time.value() * 1e6,
-                    r.result.algbw_GBps, r.result.busbw_GBps, comm::to_string(r.result.algo),
-                    comm::to_string(r.result.proto), r.result.channels, marks);
+    std::string line = fmt::format(
+        " {:>12} {:>12} {:>9} {:>7} {:>6} {:>10.2f} {:>8.2f} {:>8.2f}  {:<13} {:<6} {:>4}  {:<17} {}",
+        static_cast<long long>(r.size_bytes), r.count, r.type, r.redop, r.root, r.result.time.value() * 1e6,
+        r.result.algbw_GBps, r.result.busbw_GBps, comm::to_string(r.result.algo), comm::to_string(r.result.proto),
+        r.result.channels, band::describe_short(r.band, band::Direction::same), marks);
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";
     bus_sum += r.result.busbw_GBps;
@@ -52,6 +54,14 @@ std::string collective_table(const CollectiveHeader& h, const std::vector<Collec
     out += fmt::format("# Largest size ({} B) : {}\n", static_cast<long long>(rows.back().size_bytes),
                        human_duration(rows.back().result.time.value()));
   }
+  // The class is the size band and where the data runs ("<=64KiB multi-node infiniband").
+  const std::string cls = rows.empty() ? std::string() : rows.front().band.cls;
+  const std::string where = cls.substr(cls.find(' ') + 1);
+  out += fmt::format(
+      "# time band: the {:.0f}% interval of measured / predicted time on held-out public runs of the same\n"
+      "#   class (size band, {}), and the rows behind it; `gpufabric validate --suite collectives`\n"
+      "#   lists them. unvalidated: fewer than {} such rows, so no interval is claimed.\n",
+      100 * band::kCoverage, where, band::kMinRows);
   out += "#\n";
   for (std::size_t i = 0; i < warnings.size(); ++i) out += fmt::format("# warning [{}]: {}\n", i + 1, warnings[i]);
   return out;
@@ -75,7 +85,8 @@ std::string collective_json(const CollectiveHeader& h, const std::vector<Collect
                    {"protocol", comm::to_string(r.result.proto)},
                    {"channels", r.result.channels},
                    {"engine", comm::to_string(r.result.engine)},
-                   {"warnings", r.result.warnings}});
+                   {"warnings", r.result.warnings},
+                   {"time_band_us", band_json(r.band, r.result.time.value() * 1e6, band::Direction::same)}});
     if (r.result.better) {
       arr.back()["better_choice"] = {{"algorithm", comm::to_string(r.result.better->algo)},
                                      {"protocol", comm::to_string(r.result.better->proto)},

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "band/error_band.hpp"
 #include "comm/model.hpp"
 
 namespace gf::report {
@@ -14,6 +15,7 @@ struct CollectiveRow {
   std::string redop;
   int root = -1;
   comm::CollectiveResult result;
+  band::Band band;  // of the time: how measured times of held-out rows like this one fell from the model's
 };
 
 struct CollectiveHeader {

@@ -8,6 +8,7 @@
 #include "data/embedded.hpp"
 #include "topo/cluster_loader.hpp"
 #include "topo/topology.hpp"
+#include "validate/error_classes.hpp"
 #include "validate/machine.hpp"
 
 namespace gf::validate {
@@ -195,6 +196,7 @@ CollectiveCheck check_row(const CollectiveRow& row, const hw::Catalog& catalog) 
   chk.band = row.size_bytes <= kSmall ? "<=64KiB" : row.size_bytes >= kLarge ? ">=64MiB" : "64KiB-64MiB";
   chk.network = t.network().name;
   chk.nics_per_node = t.node().nics();
+  chk.path = collective_path(t, row.nodes);
   chk.algorithm = comm::to_string(res.algo);
   chk.protocol = comm::to_string(res.proto);
   // Large messages are judged by bus bandwidth, small ones by time (what each is limited by);

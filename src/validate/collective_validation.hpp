@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "band/band_class.hpp"
 #include "comm/nccl_config.hpp"
 #include "hw/catalog.hpp"
 #include "validate/machine.hpp"
@@ -64,7 +65,8 @@ struct CollectiveCheck {
   double error = 0;     // (predicted - measured) / measured
   std::string network;  // what the row ran over (the preset's or the row's override)
   int nics_per_node = 0;
-  std::string algorithm;  // what the model chose
+  band::CollectivePath path;  // where its data ran (its error band class)
+  std::string algorithm;      // what the model chose
   std::string protocol;
 };
 

@@ -103,6 +103,7 @@ std::vector<ServingCheck> check_serving(const std::string& body, const std::stri
     c.source_id = text(r, "source_id");
     c.model = text(r, "model");
     c.gpu = text(r, "gpu");
+    c.calibration = r["calibration"] && r["calibration"].as<bool>(false);
     c.gpus = static_cast<long>(number(r, "gpus"));
     c.scenario = row_choice(r, file, "scenario", "offline", {"offline", "server", "concurrency"});
     const std::string precision = row_choice(r, file, "precision", "bf16", {"fp16", "bf16", "fp8", "fp4", "int4"});

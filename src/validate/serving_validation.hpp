@@ -25,9 +25,10 @@ struct ServingCheck {
   bool latency = false;
   double measured = 0;
   double predicted = 0;
-  double error = 0;     // (predicted - measured) / measured
-  std::string bound;    // what the model says bounds the run
-  std::string skipped;  // why the row was not evaluated (empty when it was)
+  double error = 0;          // (predicted - measured) / measured
+  std::string bound;         // what the model says bounds the run
+  bool calibration = false;  // the row set a model constant (`calibration: true`)
+  std::string skipped;       // why the row was not evaluated (empty when it was)
 };
 
 std::vector<ServingCheck> check_serving(const hw::Catalog& catalog);

@@ -14,6 +14,7 @@
 #include "topo/cluster_loader.hpp"
 #include "validate/machine.hpp"
 #include "work/model_library.hpp"
+#include "work/model_size.hpp"
 #include "work/train_step.hpp"
 
 namespace gf::validate {
@@ -63,6 +64,8 @@ std::vector<TrainingCheck> check_training(const std::string& text, const std::st
     c.source_id = r["source_id"] ? r["source_id"].Scalar() : "";
     c.model = r["model"] ? r["model"].Scalar() : "";
     c.gpus = integer(r, "gpus", 0);
+    c.gpu = r["gpu"] ? r["gpu"].Scalar() : "";
+    c.calibration = r["calibration"] && r["calibration"].as<bool>(false);
     // The row's choices, checked before any reason to skip it, so a typo is refused in every row.
     const std::string fsdp = row_choice(r, file, "fsdp", "", {"full", "hybrid", "grad-op"});
     const std::string prec = row_choice(r, file, "precision", "bf16", {"fp32", "tf32", "fp16", "bf16", "fp8"});
@@ -112,6 +115,8 @@ std::vector<TrainingCheck> check_training(const std::string& text, const std::st
       m.seq = 2048;
     }
     if (r["arch"] && r["arch"]["seq"]) m.seq = r["arch"]["seq"].as<long>();
+    c.params_b = work::count_parameters(m).total / 1e9;
+    c.moe = m.moe.has_value();
     work::TrainOptions o;
     o.layout.tp = integer(r, "tp", 1);
     o.layout.pp = pp;

@@ -16,6 +16,10 @@ struct TrainingCheck {
   std::string id;
   std::string source_id;
   std::string model;
+  std::string gpu;      // the catalog GPU the row ran on
+  double params_b = 0;  // the model's parameters, billions (MoE: every expert)
+  bool moe = false;
+  bool calibration = false;  // the row set a model constant (`calibration: true`)
   long gpus = 0;
   std::string metric;  // "tokens/s/GPU", "TFLOP/s/GPU (model)", "MFU", "samples/s"
   double measured = 0;
