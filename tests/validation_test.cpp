@@ -101,7 +101,10 @@ TEST(CollectiveValidation, RowsAreCitedAndCoverTheSizeBands) {
 // The off-path set (clouds, HPC centres, workstations) is far from any target; its bounds only
 // keep it from getting worse (every row it misses by more than 50% says why:
 // KnownMissesAreExactlyTheRowsBeyondTheBound). Its >= 64 MiB bound rose from 0.65 to 0.66 when
-// the row gcp-tcpxo's efficiency is set from left the group.
+// the row gcp-tcpxo's efficiency is set from left the group, and from 0.66 to 0.72 when issue 35
+// added held-out rows from new sources (collectives_public2.yaml: FlagPerf's 2-node DGX A100 run
+// on an unnamed network, +295%; OpenShift L40S over TCP and over RoCE through SR-IOV VFs, -45%
+// and +165%), 64.6% -> 70.2%; each row beyond 50% carries its known_miss.
 TEST(CollectiveValidation, ErrorStaysWithinTheIssuesTargets) {
   const auto checks = validate::check_collectives(validate::builtin_collective_rows(), gf::test::catalog());
   std::map<std::string, double> mape;
@@ -115,7 +118,7 @@ TEST(CollectiveValidation, ErrorStaysWithinTheIssuesTargets) {
   EXPECT_LE(mape.at("64KiB-64MiB single node"), 0.15);
   EXPECT_LE(mape.at("64KiB-64MiB multi-node"), 0.15);
   EXPECT_LT(mape.at("off-path all"), 1.15);
-  EXPECT_LT(mape.at("off-path >=64MiB"), 0.66);
+  EXPECT_LT(mape.at("off-path >=64MiB"), 0.72);
 }
 
 // Issue 10: "every row within 50% or explained". A row the model misses by more than the bound
