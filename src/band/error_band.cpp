@@ -38,10 +38,10 @@ Interval interval(const Band& b, double predicted, Direction d) {
 }
 
 std::string describe(const Band& b, Direction d) {
-  const std::string like = fmt::format("{} row{} like this", b.rows, b.rows == 1 ? "" : "s");
+  const std::string like = fmt::format("{} row{} like this: {}", b.rows, b.rows == 1 ? "" : "s", b.cls);
   if (!b.validated()) return "(unvalidated: " + like + ")";
   const Interval i = interval(b, 1.0, d);
-  return fmt::format("({} .. {}, {})", percent(i.low_fraction), percent(i.high_fraction), like);
+  return fmt::format("({} .. {}; {})", percent(i.low_fraction), percent(i.high_fraction), like);
 }
 
 std::string describe_short(const Band& b, Direction d) {

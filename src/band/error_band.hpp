@@ -45,7 +45,7 @@ struct Interval {
 
 Interval interval(const Band& b, double predicted, Direction d);
 
-// "(-8% .. +21%, 38 rows like this)", or "(unvalidated: 3 rows like this)".
+// "(-8% .. +21%; 38 rows like this: H100 dense 3-30B)", or "(unvalidated: 3 rows like this: ...)".
 std::string describe(const Band& b, Direction d);
 
 // "-8%..+21% (38)" or "unvalidated (3)": for a table column.

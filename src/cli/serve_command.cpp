@@ -9,12 +9,15 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "band/band_class.hpp"
+#include "band/error_band.hpp"
 #include "cli/collective_command.hpp"
 #include "cli/number_options.hpp"
 #include "cli/output_files.hpp"
 #include "core/error.hpp"
 #include "core/yaml_fields.hpp"
 #include "report/chrome_trace.hpp"
+#include "report/generalisation_report.hpp"
 #include "report/table.hpp"
 #include "topo/topology.hpp"
 #include "work/mig_profile.hpp"
@@ -614,8 +617,20 @@ std::string ServeOptions::run() const {
                 "--trace");
   }
 
+  // How far held-out published runs on this GPU family fell from the model, per figure.
+  const auto& bands = band::BandTable::builtin();
+  const std::string gpu_name = t.gpu_spec().name;
+  const band::Band throughput_band =
+      bands.lookup("serving", band::serving_classes(band::ServingMetric::throughput, gpu_name));
+  const band::Band ttft_band = bands.lookup("serving", band::serving_classes(band::ServingMetric::ttft, gpu_name));
+  const band::Band tpot_band = bands.lookup("serving", band::serving_classes(band::ServingMetric::tpot, gpu_name));
+
   if (format == "json") {
     nlohmann::json j = summary_json(s);
+    j["bands"] = {
+        {"output_tokens_per_s", report::band_json(throughput_band, s.output_tokens_per_s, band::Direction::same)},
+        {"ttft_mean_ms", report::band_json(ttft_band, s.ttft_ms.mean, band::Direction::same)},
+        {"tpot_mean_ms", report::band_json(tpot_band, s.tpot_ms.mean, band::Direction::same)}};
     j["model"] = m.name;
     j["cluster"] = t.spec().name;
     j["gpu"] = t.gpu_spec().name;
@@ -658,6 +673,7 @@ std::string ServeOptions::run() const {
   out += fmt::format("Throughput        {:.0f} output tok/s ({:.0f} per GPU), {:.2f} req/s, {:.0f} input tok/s\n",
                      s.output_tokens_per_s, s.output_tokens_per_s / static_cast<double>(serving_gpus), s.requests_per_s,
                      s.input_tokens_per_s);
+  out += fmt::format("  band            {}\n", band::describe(throughput_band, band::Direction::same));
   report::TextTable lat({"", "mean", "p50", "p90", "p99"},
                         std::vector<report::TextTable::Align>(5, report::TextTable::Align::right));
   auto row = [&](const char* name, const work::Distribution& d) {
@@ -667,6 +683,8 @@ std::string ServeOptions::run() const {
   row("TPOT (ms)", s.tpot_ms);
   row("E2E (ms)", s.e2e_ms);
   out += lat.render();
+  out += fmt::format("  bands of the means: TTFT {}, TPOT {}\n", band::describe(ttft_band, band::Direction::same),
+                     band::describe(tpot_band, band::Direction::same));
   out += fmt::format(
       "Batch             up to {} sequences (mean {:.1f}); KV cache peak {:.0f}%, mean {:.0f}%; {} "
       "preemptions; queue up to {}\n",

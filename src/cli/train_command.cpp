@@ -7,6 +7,7 @@
 #include <optional>
 #include <tuple>
 
+#include "band/error_band.hpp"
 #include "cli/collective_command.hpp"
 #include "cli/output_files.hpp"
 #include "cli/pipeline_command.hpp"
@@ -15,8 +16,10 @@
 #include "core/yaml_fields.hpp"
 #include "probe/profile_json.hpp"
 #include "report/chrome_trace.hpp"
+#include "report/generalisation_report.hpp"
 #include "report/table.hpp"
 #include "topo/topology.hpp"
+#include "validate/error_classes.hpp"
 #include "work/input_workload.hpp"
 #include "work/model_library.hpp"
 #include "work/model_size.hpp"
@@ -333,11 +336,13 @@ std::string TrainOptions::run() const {
   std::vector<Point> points;
   long base_dp = 0;
   std::string cluster_header;  // the first evaluation's cluster, with what its overrides changed
+  std::string gpu_name;        // its GPU, for the error band
   auto evaluate = [&](const std::string& nodes_text) {
     ClusterOptions c = cluster;
     if (!nodes_text.empty()) c.nodes = nodes_text;
     const topo::Topology t(c.load_spec(catalog), catalog);
     if (cluster_header.empty()) {
+      gpu_name = t.gpu_spec().name;
       cluster_header = fmt::format("# cluster: {} node{} x {} {}, network {}\n", t.nodes(), t.nodes() == 1 ? "" : "s",
                                    t.gpus_per_node(), t.gpu_spec().name, t.spec().network.tech);
       for (const auto& note : t.notes()) cluster_header += "# note: " + note + "\n";
@@ -368,6 +373,9 @@ std::string TrainOptions::run() const {
   }
   const auto& r = points.front().r;
   const auto params = work::count_parameters(m);
+  // How far held-out public runs of this GPU family and model class fell from the model: the band
+  // is of throughput, so the step time moves the other way.
+  const band::Band step_band = band::BandTable::builtin().lookup("training", validate::training_classes(gpu_name, m));
   if (!trace.empty()) {
     const std::string process =
         fmt::format("GPU 0 (stage 0 stands for every stage): {} on {} GPUs, TP {} PP {} DP {} CP {} EP {}", m.name,
@@ -383,7 +391,9 @@ std::string TrainOptions::run() const {
     j["model"] = m.name;
     j["parameters"] = params.total;
     j["step_time_s"] = r.step_s;
+    j["step_time_band_s"] = report::band_json(step_band, r.step_s, band::Direction::inverse);
     j["tokens_per_s"] = r.tokens_per_s;
+    j["tokens_per_s_band"] = report::band_json(step_band, r.tokens_per_s, band::Direction::same);
     j["samples_per_s"] = r.samples_per_s;
     j["tflops_per_gpu"] = r.hardware_tflops_per_gpu;
     j["model_tflops_per_gpu"] = r.model_tflops_per_gpu;
@@ -439,8 +449,9 @@ std::string TrainOptions::run() const {
                      o.layout.ep > 1 ? fmt::format(", EP {} (experts split over the DP ranks)", o.layout.ep) : "",
                      o.layout.vpp > 1 ? fmt::format(", VPP {}", o.layout.vpp) : "",
                      sequence_parallel ? ", sequence parallel" : "");
-  out += fmt::format("step time          {:.4g} s\n", r.step_s);
-  if (r.tokens_per_s > 0) out += fmt::format("tokens/s           {:.4g}\n", r.tokens_per_s);
+  out += fmt::format("step time          {:.4g} s  {}\n", r.step_s, band::describe(step_band, band::Direction::inverse));
+  if (r.tokens_per_s > 0)
+    out += fmt::format("tokens/s           {:.4g}  {}\n", r.tokens_per_s, band::describe(step_band, band::Direction::same));
   out += fmt::format("samples/s          {:.4g}\n", r.samples_per_s);
   out += fmt::format("TFLOP/s per GPU    {:.1f} model, {:.1f} hardware (MFU {:.1f}%, HFU {:.1f}%)\n",
                      r.model_tflops_per_gpu, r.hardware_tflops_per_gpu, 100 * r.mfu, 100 * r.hfu);
