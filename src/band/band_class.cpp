@@ -5,8 +5,19 @@
 namespace gf::band {
 
 std::string gpu_family(std::string_view gpu_name) {
-  const auto dash = gpu_name.find('-');
-  std::string f(gpu_name.substr(0, dash));
+  // The part and its form factor without the memory size ("a100-sxm4-80gb" and "a100-sxm4-40gb"
+  // are one family, "h100-pcie" is not "h100-sxm5": its power, clocks and links differ).
+  std::size_t end = gpu_name.size();
+  for (std::size_t i = 0; i + 1 < gpu_name.size(); ++i) {
+    if (gpu_name[i] != '-' || !std::isdigit(static_cast<unsigned char>(gpu_name[i + 1]))) continue;
+    std::size_t j = i + 1;
+    while (j < gpu_name.size() && std::isdigit(static_cast<unsigned char>(gpu_name[j]))) ++j;
+    if (gpu_name.substr(j, 2) == "gb") {
+      end = i;
+      break;
+    }
+  }
+  std::string f(gpu_name.substr(0, end));
   for (auto& c : f) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return f;
 }

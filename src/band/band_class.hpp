@@ -11,7 +11,8 @@
 
 namespace gf::band {
 
-// "a100-sxm4-80gb" -> "A100", "rtx4090" -> "RTX4090": the catalog name up to its first '-'.
+// "a100-sxm4-80gb" -> "A100-SXM4", "h100-pcie" -> "H100-PCIE": the catalog name without its
+// memory size, upper-case.
 std::string gpu_family(std::string_view gpu_name);
 
 // Parameters as the model counts them (MoE: every expert).

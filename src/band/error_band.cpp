@@ -51,17 +51,16 @@ std::string describe_short(const Band& b, Direction d) {
 }
 
 Band BandTable::lookup(std::string_view suite, const std::vector<std::string>& classes) const {
+  // Unvalidated: the class with the most rows, so the answer says how close it came.
   Band fallback;
   fallback.suite = std::string(suite);
   fallback.cls = classes.empty() ? std::string() : classes.front();
-  bool first = true;
   for (const auto& cls : classes) {
     for (const auto& b : bands_) {
       if (b.suite != suite || b.cls != cls) continue;
       if (b.validated()) return b;
-      if (first) fallback = b;
+      if (b.rows > fallback.rows) fallback = b;
     }
-    first = false;
   }
   return fallback;
 }

@@ -1,5 +1,8 @@
 #include "plan/evaluate.hpp"
 
+#include "band/band_class.hpp"
+#include "band/error_band.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -200,6 +203,23 @@ nlohmann::json evaluate_training(const PlanInputs& in, const Unit& u) {
   j["steps"] = steps;
   j["time_days_ideal"] = ideal_s / kDay;
   j["time_days"] = wall_s / kDay;
+  // The error band of the time (and so of the cost): how held-out public runs of this GPU family
+  // and model class fell from the model's throughput, read the other way round.
+  const band::Band tb = band::BandTable::builtin().lookup(
+      "training", band::training_classes(d.gpu, params / 1e9, w.model.moe.has_value()));
+  nlohmann::json bj = {{"class", tb.cls},
+                       {"rows", tb.rows},
+                       {"coverage", band::kCoverage},
+                       {"text", band::describe(tb, band::Direction::inverse)},
+                       {"short", band::describe_short(tb, band::Direction::inverse)}};
+  if (tb.validated()) {
+    const auto i = band::interval(tb, wall_s / kDay, band::Direction::inverse);
+    bj["low"] = i.low;
+    bj["high"] = i.high;
+  } else {
+    bj["unvalidated"] = true;
+  }
+  j["time_days_band"] = bj;
   j["goodput"] = g.fraction;
   j["interruptions_per_day"] = g.interruptions_per_day;
   j["checkpoint_gb"] = checkpoint.value() / 1e9;

@@ -479,8 +479,9 @@ nlohmann::json analyse_complete(const PlanSpec& plan, const std::vector<nlohmann
           name, str(chosen, "layout"), str(chosen, "design"), num(chosen, "peak_rate"), num(chosen, "capacity_rate"),
           num(chosen, "usd_per_mtok"), chosen.value("gpus", 0L), money(num(chosen, "capex_usd")));
     } else {
-      headline = fmt::format("{}: {} with {} trains in {} for {} ({} GPUs; {} capital, {} MWh).", name,
+      headline = fmt::format("{}: {} with {} trains in {}{} for {} ({} GPUs; {} capital, {} MWh).", name,
                              str(chosen, "design"), str(chosen, "layout"), days(num(chosen, "time_days")),
+                             chosen.contains("time_days_band") ? " " + str(chosen["time_days_band"], "text") : "",
                              money(num(chosen, "cost_usd")), chosen.value("gpus", 0L), money(num(chosen, "capex_usd")),
                              energy_text(num(chosen, "energy_mwh")));
     }
@@ -637,8 +638,8 @@ std::string plan_text(const nlohmann::json& a, std::size_t rows) {
       layout_width = std::max(layout_width, str(*ranked[i], "layout").size());
     out += fmt::format("\n{:>4}  {:<52} {:<{}} {:>6} ", "rank", "design", "layout", layout_width, "GPUs");
     out += serving ? fmt::format("{:>10} {:>9} {:>11} {:>8}\n", "$/Mtok", "TTFT p90", "capital", "kW")
-                   : fmt::format("{:>9} {:>10} {:>11} {:>6} {:>8}  {}\n", "days", "cost", "capital", "MFU", "goodput",
-                                 "pareto");
+                   : fmt::format("{:>9} {:<20} {:>10} {:>11} {:>6} {:>8}  {}\n", "days", "band (rows)", "cost",
+                                 "capital", "MFU", "goodput", "pareto");
     for (std::size_t i = 0; i < std::min(rows, ranked.size()); ++i) {
       const auto& c = *ranked[i];
       std::string design = str(c, "design");
@@ -649,7 +650,8 @@ std::string plan_text(const nlohmann::json& a, std::size_t rows) {
         out += fmt::format("{:>10.3g} {:>9.0f} {:>11} {:>8.0f}\n", num(c, "usd_per_mtok"), num(c, "ttft_ms_p"),
                            money(num(c, "capex_usd")), num(c, "power_kw"));
       } else {
-        out += fmt::format("{:>9.1f} {:>10} {:>11} {:>5.1f}% {:>7.1f}%  {}\n", num(c, "time_days"),
+        out += fmt::format("{:>9.1f} {:<20} {:>10} {:>11} {:>5.1f}% {:>7.1f}%  {}\n", num(c, "time_days"),
+                           c.contains("time_days_band") ? str(c["time_days_band"], "short") : "-",
                            money(num(c, "cost_usd")), money(num(c, "capex_usd")), 100 * num(c, "mfu"),
                            100 * num(c, "goodput"), c.value("pareto", false) ? "*" : "");
       }
