@@ -449,9 +449,11 @@ std::string TrainOptions::run() const {
                      o.layout.ep > 1 ? fmt::format(", EP {} (experts split over the DP ranks)", o.layout.ep) : "",
                      o.layout.vpp > 1 ? fmt::format(", VPP {}", o.layout.vpp) : "",
                      sequence_parallel ? ", sequence parallel" : "");
-  out += fmt::format("step time          {:.4g} s  {}\n", r.step_s, band::describe(step_band, band::Direction::inverse));
+  out +=
+      fmt::format("step time          {:.4g} s  {}\n", r.step_s, band::describe(step_band, band::Direction::inverse));
   if (r.tokens_per_s > 0)
-    out += fmt::format("tokens/s           {:.4g}  {}\n", r.tokens_per_s, band::describe(step_band, band::Direction::same));
+    out += fmt::format("tokens/s           {:.4g}  {}\n", r.tokens_per_s,
+                       band::describe(step_band, band::Direction::same));
   out += fmt::format("samples/s          {:.4g}\n", r.samples_per_s);
   out += fmt::format("TFLOP/s per GPU    {:.1f} model, {:.1f} hardware (MFU {:.1f}%, HFU {:.1f}%)\n",
                      r.model_tflops_per_gpu, r.hardware_tflops_per_gpu, 100 * r.mfu, 100 * r.hfu);
