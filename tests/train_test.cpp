@@ -176,7 +176,8 @@ TEST(Train, BackgroundJobSharesTheFabric) {
 }
 
 // Megatron's TP communication overlap hides the all-gathers and reduce-scatters under the GEMMs:
-// less of them is left in the critical path, never more.
+// less of them is left in the critical path, never more. Not all: the last reduce-scatter chunk
+// and the 16 SMs its kernel keeps from the GEMM stay (Transformer Engine's defaults).
 TEST(Train, TensorParallelOverlapHidesCollectivesUnderGemms) {
   const std::vector<std::string> job{
       "--preset", "dgx-h100", "--model", "gpt3-175b",           "--nodes",        "8",  "--tp",
@@ -187,7 +188,7 @@ TEST(Train, TensorParallelOverlapHidesCollectivesUnderGemms) {
   with.push_back("--tp-comm-overlap");
   const auto overlapped = train(with);
   EXPECT_LT(overlapped["breakdown"]["tp_communication"].get<double>(),
-            0.5 * plain["breakdown"]["tp_communication"].get<double>());
+            0.6 * plain["breakdown"]["tp_communication"].get<double>());
   EXPECT_LT(overlapped["step_time_s"].get<double>(), plain["step_time_s"].get<double>());
 }
 

@@ -174,6 +174,18 @@ ComputeEfficiency ComputeEfficiency::parse(const std::string& text, const std::s
     }
     out.families_.push_back(std::move(fam));
   }
+  if (root["tp_comm_overlap"] && root["tp_comm_overlap"].IsSequence()) {
+    for (const auto& e : root["tp_comm_overlap"]) {
+      if (!e.IsMap() || text_of(e, "kind") != "mechanism") continue;
+      const double sms = number_of(e, "pipeline_comm_sms", file);
+      const double splits = number_of(e, "pipeline_splits", file);
+      if (!(sms >= 0) || !(splits >= 1))
+        throw InputError(location_of(e, file), "pipeline_splits",
+                         "a userbuffers mechanism needs pipeline_comm_sms >= 0 and pipeline_splits >= 1",
+                         "e.g. pipeline_comm_sms: 16, pipeline_splits: 4");
+      out.userbuffers_ = {static_cast<int>(sms), static_cast<int>(splits), text_of(e, "source")};
+    }
+  }
   // Memory-bound kernels as the frameworks run them: each family's median over its rows.
   std::vector<std::pair<std::string, double>> framework_rows;  // (GPU, fraction)
   if (root["memory_bound"] && root["memory_bound"].IsSequence()) {

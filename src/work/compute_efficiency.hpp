@@ -22,6 +22,14 @@ struct GemmModel {
   std::string source;
 };
 
+// Transformer Engine's userbuffers overlap of sequence-parallel collectives with the GEMMs beside
+// them (Megatron's --tp-comm-overlap), as the framework's defaults run it.
+struct UserbuffersOverlap {
+  int pipeline_comm_sms = 0;  // SMs the pipelined reduce-scatter's kernel holds, kept from the GEMM
+  int pipeline_splits = 0;    // chunks the reduce-scatter's GEMM is cut in; the last one's scatter shows
+  std::string source;
+};
+
 class ComputeEfficiency {
 public:
   // The built-in data file.
@@ -50,6 +58,8 @@ public:
   // (the median over every family's rows where its own has none).
   [[nodiscard]] double kernel_memory_fraction(const hw::GpuSpec& gpu) const;
   [[nodiscard]] const std::vector<std::string>& assumptions() const { return assumptions_; }
+  // The file's `tp_comm_overlap` mechanism entry (pipeline_splits 0 where the file has none).
+  [[nodiscard]] const UserbuffersOverlap& userbuffers() const { return userbuffers_; }
 
 private:
   struct Curve {
@@ -81,6 +91,7 @@ private:
   double memory_fraction_ = 0.8;
   double kernel_memory_fraction_all_ = 0.8;  // over every framework row (families without rows)
   std::vector<std::string> assumptions_;
+  UserbuffersOverlap userbuffers_;
   [[nodiscard]] const Family* family_of(const hw::GpuSpec& gpu) const;
 };
 
