@@ -4,9 +4,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/error.hpp"
 #include "test_support.hpp"
 #include "work/compute_efficiency.hpp"
 #include "work/gemm_comm_overlap.hpp"
+#include "work/layer_cost.hpp"
 
 namespace gf::work {
 namespace {
@@ -19,6 +21,62 @@ nlohmann::json train(std::vector<std::string> args) {
   const auto r = run_cli(args);
   EXPECT_EQ(r.code, 0) << r.err;
   return nlohmann::json::parse(r.out);
+}
+
+// The tiles' k-independent work comes from the file's K sweeps: H100 and B200 agree on about 250
+// k-steps, and the constant is their median.
+TEST(GemmDepth, TileOverheadFromTheKSweeps) {
+  const double k0 = ComputeEfficiency::builtin().tile_overhead_k();
+  EXPECT_GT(k0, 200);
+  EXPECT_LT(k0, 300);
+  // One sweep on a line: 5 us launch, then 10 ns per k-step over K + 100.
+  const char* sweep = R"(families:
+  - family: hopper
+    gpus: [h100-sxm5]
+    gemm:
+      - id: s
+        kind: k_sweep
+        m: 1000
+        n: 1000
+        launch: {m: 100, n: 100, k: 100, tflops: 0.4}
+        points:
+          - {k: 1000, tflops: 125}
+          - {k: 2000, tflops: 153.84615384615384}
+)";
+  // Launch: 2e6 FLOP at 0.4 TFLOP/s, 5 us. The points take 5 us + 10 ns x (k + 100): 16 and 26 us.
+  EXPECT_NEAR(ComputeEfficiency::parse(sweep, "eff.yaml").tile_overhead_k(), 100, 1e-6);
+}
+
+// A GEMM as deep as the shape its ceiling was measured at runs at the ceiling; a shallower one
+// pays its tiles' fixed work on fewer FLOPs.
+TEST(GemmDepth, ShallowGemmsPayMorePerFlop) {
+  EXPECT_DOUBLE_EQ(gemm_depth_factor(8192, 8192, 250), 1.0);
+  EXPECT_NEAR(gemm_depth_factor(1024, 8192, 250), (1274.0 / 1024) / (8442.0 / 8192), 1e-12);
+  EXPECT_DOUBLE_EQ(gemm_depth_factor(64, 8192, 0), 1.0);  // no sweep: no depth charge
+  const auto& cat = gf::test::catalog();
+  const ComputeEfficiency& eff = ComputeEfficiency::builtin();
+  const ComputeContext c = resolve_rates({cat.gpu("a100-sxm4-80gb"), Precision::bf16, eff});
+  // The same FLOPs as one 8192-deep GEMM and as one 1024-deep GEMM with 8x the columns.
+  const double deep = gemm_seconds(c, 8192, 1024, 8192) - c.fixed_s;
+  const double shallow = gemm_seconds(c, 8192, 8192, 1024) - c.fixed_s;
+  // (1024 + K0) / 1024 over (8192 + K0) / 8192 is 1.21; the deep GEMM's 512 tiles fill their last
+  // of five waves on 108 SMs less well (1.055 against 1.002), so 1.15 of it is left.
+  EXPECT_GT(shallow, 1.10 * deep);
+  EXPECT_LT(shallow, 1.25 * deep);
+}
+
+// A sweep that cannot give the constant is an error at its line, not a silent default.
+TEST(GemmDepth, BadSweepIsAnInputError) {
+  for (const char* bad : {"families:\n  - family: x\n    gemm:\n      - {id: s, kind: k_sweep, m: 1, n: 1}\n",
+                          "families:\n  - family: x\n    gemm:\n      - {id: s, kind: k_sweep, m: 1, n: 1, launch: "
+                          "{m: 1, n: 1, k: 1, tflops: 1}, points: [{k: 2, tflops: 1}, {k: 1, tflops: 0.1}]}\n"}) {
+    try {
+      (void)ComputeEfficiency::parse(bad, "eff.yaml");
+      ADD_FAILURE() << "accepted: " << bad;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("eff.yaml"), std::string::npos) << e.what();
+    }
+  }
 }
 
 // The built-in file carries Transformer Engine's pipelined reduce-scatter defaults.

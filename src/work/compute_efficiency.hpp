@@ -17,8 +17,10 @@
 namespace gf::work {
 
 struct GemmModel {
-  double ceiling = 0;  // fraction of the dense peak a well-shaped GEMM reaches
-  double fixed_s = 0;  // per-kernel cost
+  double ceiling = 0;        // fraction of the dense peak a well-shaped GEMM reaches
+  double ceiling_k = 0;      // the K of the shape the ceiling was measured at (0: not given)
+  double fixed_s = 0;        // per-kernel cost, with every FLOP at the ceiling's rate whatever K
+  double depth_fixed_s = 0;  // per-kernel cost where the GEMM's depth is charged (gemm_depth_factor)
   std::string source;
 };
 
@@ -29,6 +31,11 @@ struct UserbuffersOverlap {
   int pipeline_splits = 0;    // chunks the reduce-scatter's GEMM is cut in; the last one's scatter shows
   std::string source;
 };
+
+// How much longer than at the ceiling's own shape a GEMM of depth `k` takes per FLOP: each
+// output tile does (k + K0) k-steps of work for k of math (K0 = tile_overhead_k), relative to the
+// ceiling measured at depth `ceiling_k` (0: not given, taken as infinitely deep).
+double gemm_depth_factor(double k, double ceiling_k, double tile_overhead_k);
 
 class ComputeEfficiency {
 public:
@@ -58,6 +65,11 @@ public:
   // (the median over every family's rows where its own has none).
   [[nodiscard]] double kernel_memory_fraction(const hw::GpuSpec& gpu) const;
   [[nodiscard]] const std::vector<std::string>& assumptions() const { return assumptions_; }
+  // The k-independent work of each output tile of a GEMM (filling the operand pipeline, writing
+  // the tile), in k-steps of its main loop: the median over the file's `k_sweep` entries of
+  // (intercept - launch) / slope of time against K. A GEMM's tiles take (K + this) / K of their
+  // main loop.
+  [[nodiscard]] double tile_overhead_k() const { return tile_overhead_k_; }
   // The file's `tp_comm_overlap` mechanism entry (pipeline_splits 0 where the file has none).
   [[nodiscard]] const UserbuffersOverlap& userbuffers() const { return userbuffers_; }
 
@@ -92,6 +104,7 @@ private:
   double kernel_memory_fraction_all_ = 0.8;  // over every framework row (families without rows)
   std::vector<std::string> assumptions_;
   UserbuffersOverlap userbuffers_;
+  double tile_overhead_k_ = 0;
   [[nodiscard]] const Family* family_of(const hw::GpuSpec& gpu) const;
 };
 
