@@ -41,9 +41,12 @@ TEST(TrainCases, NvlinkAndRdmaScaleAndCheapTcpDoesNot) {
   const double ib = efficiency_at_16({"--preset", "dgx-a100", "--network", "ib-hdr"});
   const double tcp = efficiency_at_16({"--preset", "dgx-a100", "--network", "eth-25g", "--gpudirect", "off"});
   EXPECT_GT(ib, 0.85);
-  EXPECT_LT(tcp, 0.85);
+  // BERT-large's shallow GEMMs (K 1024, attention's K 64) cost their tiles' fixed work, which
+  // brought its DGX A100 step to within 11% of NVIDIA's measurement (21% fast before): the
+  // longer compute leaves less of the TCP traffic exposed than the seed's 70%.
+  EXPECT_LT(tcp, 0.9);
   EXPECT_GT(tcp, 0.5);
-  EXPECT_GT(ib - tcp, 0.15);
+  EXPECT_GT(ib - tcp, 0.12);
 }
 
 // Seeds' case 6: over gigabit Ethernet gradient synchronisation dominates, and the output
@@ -176,7 +179,8 @@ TEST(Train, BackgroundJobSharesTheFabric) {
 }
 
 // Megatron's TP communication overlap hides the all-gathers and reduce-scatters under the GEMMs:
-// less of them is left in the critical path, never more.
+// less of them is left in the critical path, never more. Not all: the last reduce-scatter chunk
+// and the 16 SMs its kernel keeps from the GEMM stay (Transformer Engine's defaults).
 TEST(Train, TensorParallelOverlapHidesCollectivesUnderGemms) {
   const std::vector<std::string> job{
       "--preset", "dgx-h100", "--model", "gpt3-175b",           "--nodes",        "8",  "--tp",
@@ -187,7 +191,7 @@ TEST(Train, TensorParallelOverlapHidesCollectivesUnderGemms) {
   with.push_back("--tp-comm-overlap");
   const auto overlapped = train(with);
   EXPECT_LT(overlapped["breakdown"]["tp_communication"].get<double>(),
-            0.5 * plain["breakdown"]["tp_communication"].get<double>());
+            0.6 * plain["breakdown"]["tp_communication"].get<double>());
   EXPECT_LT(overlapped["step_time_s"].get<double>(), plain["step_time_s"].get<double>());
 }
 

@@ -56,7 +56,55 @@ double interpolate(const std::vector<std::pair<double, double>>& pts, double x) 
   return pts.back().second;
 }
 
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// Seconds of one GEMM of a sweep: 2 m n k FLOPs at the rate the source printed.
+double sweep_seconds(const YAML::Node& e, double m, double n, double k, const std::string& file) {
+  const double tflops = number_of(e, "tflops", file);
+  if (!(tflops > 0) || !(m > 0 && n > 0 && k > 0))
+    throw InputError(location_of(e, file), "tflops", "a k_sweep point needs positive m, n, k and tflops",
+                     "{k: 1024, tflops: 494.4}");
+  return 2 * m * n * k / (tflops * 1e12);
+}
+
+// A k_sweep: the time of a GEMM of fixed m x n is a line in K, launch + tiles x (K + K0) x rate;
+// K0 = (intercept - launch) / slope, the tiles' k-independent work in k-steps.
+double tile_overhead_of(const YAML::Node& e, const std::string& file) {
+  const double m = number_of(e, "m", file), n = number_of(e, "n", file);
+  if (!e["points"] || !e["points"].IsSequence() || e["points"].size() < 2 || !e["launch"])
+    throw InputError(location_of(e, file), "points", "a k_sweep needs a launch entry and two points or more",
+                     "launch: {m, n, k, tflops}, points: [{k, tflops}, ...]");
+  const YAML::Node& l = e["launch"];
+  const double launch =
+      sweep_seconds(l, number_of(l, "m", file), number_of(l, "n", file), number_of(l, "k", file), file);
+  std::vector<std::pair<double, double>> pts;  // (k, seconds)
+  for (const auto& p : e["points"]) {
+    const double k = number_of(p, "k", file);
+    pts.emplace_back(k, sweep_seconds(p, m, n, k, file));
+  }
+  double mk = 0, mt = 0;
+  for (const auto& [k, t] : pts) mk += k, mt += t;
+  mk /= static_cast<double>(pts.size());
+  mt /= static_cast<double>(pts.size());
+  double sxy = 0, sxx = 0;
+  for (const auto& [k, t] : pts) sxy += (k - mk) * (t - mt), sxx += (k - mk) * (k - mk);
+  const double slope = sxx > 0 ? sxy / sxx : 0;
+  if (!(slope > 0))
+    throw InputError(location_of(e, file), "points", "a k_sweep's time must grow with K", "points at distinct K");
+  return std::max(0.0, (mt - slope * mk - launch) / slope);
+}
+
 }  // namespace
+
+double gemm_depth_factor(double k, double ceiling_k, double tile_overhead_k) {
+  if (!(k > 0) || !(tile_overhead_k > 0)) return 1.0;
+  const double at_ceiling = ceiling_k > 0 ? (ceiling_k + tile_overhead_k) / ceiling_k : 1.0;
+  return (k + tile_overhead_k) / k / at_ceiling;
+}
 
 ComputeEfficiency ComputeEfficiency::parse(const std::string& text, const std::string& file) {
   ComputeEfficiency out;
@@ -68,6 +116,18 @@ ComputeEfficiency ComputeEfficiency::parse(const std::string& text, const std::s
   }
   if (!root["families"] || !root["families"].IsSequence())
     throw InputError(location_of(root, file), "families", "missing or not a list", "a list of GPU families");
+  // The tiles' k-independent work, from every family's K sweeps (one global constant: the
+  // depth of a tile's prologue and epilogue in k-steps, which the sweeps of H100 and B200 agree on).
+  std::vector<double> overheads;
+  std::string sweep_ids;
+  for (const auto& f : root["families"])
+    if (f["gemm"] && f["gemm"].IsSequence())
+      for (const auto& e : f["gemm"])
+        if (e.IsMap() && text_of(e, "kind") == "k_sweep") {
+          overheads.push_back(tile_overhead_of(e, file));
+          sweep_ids += fmt::format("{}{} {:.0f}", sweep_ids.empty() ? "" : ", ", text_of(e, "id"), overheads.back());
+        }
+  if (!overheads.empty()) out.tile_overhead_k_ = median_of(overheads);
   for (const auto& f : root["families"]) {
     Family fam;
     fam.name = text_of(f, "family");
@@ -94,10 +154,11 @@ ComputeEfficiency ComputeEfficiency::parse(const std::string& text, const std::s
           const double fraction = number_of(e, "fraction", file);
           if (!(fraction > 0 && fraction <= 1))
             throw InputError(location_of(e, file), "fraction", "a ceiling needs a fraction in (0, 1]", "0 < f <= 1");
-          if (!fam.gemm.contains(prec)) fam.gemm[prec] = GemmModel{fraction, 0, text_of(e, "source")};
+          const double shape_k = e["shape"] && e["shape"].IsMap() ? number_of(e["shape"], "k", file) : 0.0;
+          const GemmModel model{fraction, std::isnan(shape_k) ? 0.0 : shape_k, 0, 0, text_of(e, "source")};
+          if (!fam.gemm.contains(prec)) fam.gemm[prec] = model;
           // A GPU measured on its own (the PCIe A100 under its 300 W limit) keeps its figure.
-          if (e["gpu"])
-            fam.gpu_ceiling.try_emplace({e["gpu"].Scalar(), prec}, GemmModel{fraction, 0, text_of(e, "source")});
+          if (e["gpu"]) fam.gpu_ceiling.try_emplace({e["gpu"].Scalar(), prec}, model);
         } else if (kind == "burst") {
           const double fraction = number_of(e, "fraction", file);
           if (!(fraction > 0 && fraction <= 1))
@@ -126,7 +187,7 @@ ComputeEfficiency ComputeEfficiency::parse(const std::string& text, const std::s
     for (auto& [prec, model] : fam.gemm) {
       auto it = curves.find(prec);
       if (it == curves.end()) continue;
-      std::vector<double> fixed;
+      std::vector<double> fixed, depth_fixed;
       const auto b = burst.find(prec);
       const double timed_at = b != burst.end() ? std::max(b->second, model.ceiling) : model.ceiling;
       for (const auto& c : it->second) {
@@ -138,11 +199,16 @@ ComputeEfficiency ComputeEfficiency::parse(const std::string& text, const std::s
           const double tflops = number_of(p, "tflops", file) * 1e12;
           if (!(flops > 0) || !(tflops > 0)) continue;
           fixed.push_back(flops / tflops - flops / (peak * timed_at));
+          const double depth = gemm_depth_factor(number_of(p, "k", file), model.ceiling_k, out.tile_overhead_k_);
+          depth_fixed.push_back(flops / tflops - flops * depth / (peak * timed_at));
         }
       }
       if (!fixed.empty()) {
+        // The upper median (an even count takes the higher of the middle two).
         std::sort(fixed.begin(), fixed.end());
+        std::sort(depth_fixed.begin(), depth_fixed.end());
         model.fixed_s = std::max(0.0, fixed[fixed.size() / 2]);
+        model.depth_fixed_s = std::max(0.0, depth_fixed[depth_fixed.size() / 2]);
       }
     }
     if (f["attention"] && f["attention"].IsSequence()) {
@@ -174,6 +240,18 @@ ComputeEfficiency ComputeEfficiency::parse(const std::string& text, const std::s
     }
     out.families_.push_back(std::move(fam));
   }
+  if (root["tp_comm_overlap"] && root["tp_comm_overlap"].IsSequence()) {
+    for (const auto& e : root["tp_comm_overlap"]) {
+      if (!e.IsMap() || text_of(e, "kind") != "mechanism") continue;
+      const double sms = number_of(e, "pipeline_comm_sms", file);
+      const double splits = number_of(e, "pipeline_splits", file);
+      if (!(sms >= 0) || !(splits >= 1))
+        throw InputError(location_of(e, file), "pipeline_splits",
+                         "a userbuffers mechanism needs pipeline_comm_sms >= 0 and pipeline_splits >= 1",
+                         "e.g. pipeline_comm_sms: 16, pipeline_splits: 4");
+      out.userbuffers_ = {static_cast<int>(sms), static_cast<int>(splits), text_of(e, "source")};
+    }
+  }
   // Memory-bound kernels as the frameworks run them: each family's median over its rows.
   std::vector<std::pair<std::string, double>> framework_rows;  // (GPU, fraction)
   if (root["memory_bound"] && root["memory_bound"].IsSequence()) {
@@ -188,21 +266,16 @@ ComputeEfficiency ComputeEfficiency::parse(const std::string& text, const std::s
       if (text_of(e, "implementation") == "framework") framework_rows.emplace_back(text_of(e, "gpu"), fraction);
     }
   }
-  auto median = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-  };
   std::vector<double> every;
   for (const auto& [gpu, fraction] : framework_rows) every.push_back(fraction);
-  if (!every.empty()) out.kernel_memory_fraction_all_ = median(every);
+  if (!every.empty()) out.kernel_memory_fraction_all_ = median_of(every);
   std::string fractions;
   for (auto& fam : out.families_) {
     std::vector<double> own;
     for (const auto& [gpu, fraction] : framework_rows)
       if (std::find(fam.gpus.begin(), fam.gpus.end(), gpu) != fam.gpus.end()) own.push_back(fraction);
     if (own.empty()) continue;
-    fam.kernel_memory_fraction = median(own);
+    fam.kernel_memory_fraction = median_of(own);
     fractions += fmt::format("{}{} {:.0f}% ({} rows)", fractions.empty() ? "" : ", ", fam.name,
                              100 * fam.kernel_memory_fraction, own.size());
   }
@@ -212,6 +285,12 @@ ComputeEfficiency ComputeEfficiency::parse(const std::string& text, const std::s
       "other GPUs {:.0f}%; GEMMs limited by memory 80% (assumed)",
       fractions, 100 * out.kernel_memory_fraction_all_));
   out.assumptions_.push_back("attention on GPUs without published FlashAttention figures: 50% of peak");
+  if (out.tile_overhead_k_ > 0)
+    out.assumptions_.push_back(fmt::format(
+        "each GEMM tile's prologue and epilogue cost {:.0f} k-steps of its main loop (median of the K sweeps {}), so "
+        "a GEMM of depth K runs at (K + {:.0f}) / K of its main loop's time, relative to the shape its ceiling was "
+        "measured at",
+        out.tile_overhead_k_, sweep_ids, out.tile_overhead_k_));
   std::string ratios;
   for (const auto& f : out.families_) {
     if (f.sustained_ratio >= 1 || (f.attention.empty() && f.attention_range_mid <= 0)) continue;
@@ -275,7 +354,7 @@ const ComputeEfficiency::Family* ComputeEfficiency::family_of(const hw::GpuSpec&
 
 GemmModel ComputeEfficiency::gemm(const hw::GpuSpec& gpu, Precision p) const {
   const Family* f = family_of(gpu);
-  GemmModel out{0.7, 5e-6, "no published figure: 0.7 of peak and 5 us per kernel assumed"};
+  GemmModel out{0.7, 0, 5e-6, 5e-6, "no published figure: 0.7 of peak and 5 us per kernel assumed"};
   if (f == nullptr) return out;
   const std::string key = precision_key(p) == "fp16" ? "bf16" : precision_key(p);  // same tensor rate
   auto it = f->gemm.find(key);
@@ -284,6 +363,7 @@ GemmModel ComputeEfficiency::gemm(const hw::GpuSpec& gpu, Precision p) const {
   out = it->second;
   if (const auto own = f->gpu_ceiling.find({gpu.name, it->first}); own != f->gpu_ceiling.end()) {
     out.ceiling = own->second.ceiling;
+    out.ceiling_k = own->second.ceiling_k;
     out.source = own->second.source;
   }
   if (out.fixed_s <= 0) {
@@ -292,6 +372,7 @@ GemmModel ComputeEfficiency::gemm(const hw::GpuSpec& gpu, Precision p) const {
       const auto o = other.gemm.find(it->first);
       if (o != other.gemm.end() && o->second.fixed_s > 0) {
         out.fixed_s = o->second.fixed_s;
+        out.depth_fixed_s = o->second.depth_fixed_s;
         out.source += " (fixed cost per kernel from the " + other.name + " size sweep)";
         break;
       }

@@ -17,10 +17,25 @@
 namespace gf::work {
 
 struct GemmModel {
-  double ceiling = 0;  // fraction of the dense peak a well-shaped GEMM reaches
-  double fixed_s = 0;  // per-kernel cost
+  double ceiling = 0;        // fraction of the dense peak a well-shaped GEMM reaches
+  double ceiling_k = 0;      // the K of the shape the ceiling was measured at (0: not given)
+  double fixed_s = 0;        // per-kernel cost, with every FLOP at the ceiling's rate whatever K
+  double depth_fixed_s = 0;  // per-kernel cost where the GEMM's depth is charged (gemm_depth_factor)
   std::string source;
 };
+
+// Transformer Engine's userbuffers overlap of sequence-parallel collectives with the GEMMs beside
+// them (Megatron's --tp-comm-overlap), as the framework's defaults run it.
+struct UserbuffersOverlap {
+  int pipeline_comm_sms = 0;  // SMs the pipelined reduce-scatter's kernel holds, kept from the GEMM
+  int pipeline_splits = 0;    // chunks the reduce-scatter's GEMM is cut in; the last one's scatter shows
+  std::string source;
+};
+
+// How much longer than at the ceiling's own shape a GEMM of depth `k` takes per FLOP: each
+// output tile does (k + K0) k-steps of work for k of math (K0 = tile_overhead_k), relative to the
+// ceiling measured at depth `ceiling_k` (0: not given, taken as infinitely deep).
+double gemm_depth_factor(double k, double ceiling_k, double tile_overhead_k);
 
 class ComputeEfficiency {
 public:
@@ -50,6 +65,13 @@ public:
   // (the median over every family's rows where its own has none).
   [[nodiscard]] double kernel_memory_fraction(const hw::GpuSpec& gpu) const;
   [[nodiscard]] const std::vector<std::string>& assumptions() const { return assumptions_; }
+  // The k-independent work of each output tile of a GEMM (filling the operand pipeline, writing
+  // the tile), in k-steps of its main loop: the median over the file's `k_sweep` entries of
+  // (intercept - launch) / slope of time against K. A GEMM's tiles take (K + this) / K of their
+  // main loop.
+  [[nodiscard]] double tile_overhead_k() const { return tile_overhead_k_; }
+  // The file's `tp_comm_overlap` mechanism entry (pipeline_splits 0 where the file has none).
+  [[nodiscard]] const UserbuffersOverlap& userbuffers() const { return userbuffers_; }
 
 private:
   struct Curve {
@@ -81,6 +103,8 @@ private:
   double memory_fraction_ = 0.8;
   double kernel_memory_fraction_all_ = 0.8;  // over every framework row (families without rows)
   std::vector<std::string> assumptions_;
+  UserbuffersOverlap userbuffers_;
+  double tile_overhead_k_ = 0;
   [[nodiscard]] const Family* family_of(const hw::GpuSpec& gpu) const;
 };
 

@@ -46,7 +46,9 @@ ComputeContext resolve_rates(ComputeContext c) {
   const GemmModel g = c.efficiency.gemm(c.gpu, c.precision);
   c.peak = peak;
   c.ceiling = c.gemm_ceiling > 0 ? c.gemm_ceiling : g.ceiling;
-  c.fixed_s = g.fixed_s;
+  c.ceiling_k = c.gemm_ceiling > 0 ? 0.0 : g.ceiling_k;  // a probed rate: its shape is not known here
+  c.tile_overhead_k = c.efficiency.tile_overhead_k();
+  c.fixed_s = c.tile_overhead_k > 0 ? g.depth_fixed_s : g.fixed_s;
   c.sms = c.efficiency.sm_count(c.gpu);
   c.kernel_memory_fraction = c.efficiency.kernel_memory_fraction(c.gpu);
   c.resolved = true;
@@ -61,7 +63,10 @@ double gemm_seconds(const ComputeContext& c, double m, double n, double k) {
   // The ceiling is what a well-shaped GEMM reaches (a shape search's best): quantization is the
   // loss on top of it for this shape.
   const double quantization = gemm_quantization(m, n, 1, c.sms);
-  const double math = flops * quantization / (c.peak * c.ceiling);
+  // Each tile also fills its operand pipeline and writes its output, whatever K: shallow GEMMs
+  // (an output projection under TP, attention's batched GEMMs) pay more per FLOP.
+  const double depth = gemm_depth_factor(k, c.ceiling_k, c.tile_overhead_k);
+  const double math = flops * quantization * depth / (c.peak * c.ceiling);
   const double memory = bytes / (c.gpu.memory_bandwidth.value() * c.efficiency.memory_fraction());
   return c.fixed_s + std::max(math, memory);
 }

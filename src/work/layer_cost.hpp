@@ -22,6 +22,8 @@ struct ComputeContext {
   bool resolved = false;
   double peak = 0;
   double ceiling = 0;
+  double ceiling_k = 0;        // the depth the ceiling was measured at
+  double tile_overhead_k = 0;  // each tile's prologue and epilogue, in k-steps
   double fixed_s = 0;
   int sms = 0;
   double kernel_memory_fraction = 0;  // of HBM bandwidth, for memory_seconds

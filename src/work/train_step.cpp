@@ -12,6 +12,7 @@
 #include "core/error.hpp"
 #include "work/ddp_step.hpp"
 #include "work/fsdp_step.hpp"
+#include "work/gemm_comm_overlap.hpp"
 #include "work/layer_cost.hpp"
 #include "work/pointwise_traffic.hpp"
 #include "work/pp_schedule.hpp"
@@ -60,6 +61,14 @@ std::vector<std::vector<long>> on_gpus(std::vector<std::vector<long>> groups, co
 double sm_share(const topo::Topology& t, int channels) {
   const int sms = ComputeEfficiency::builtin().sm_count(t.gpu_spec());
   return sms > 0 ? std::min(1.0, static_cast<double>(channels) / sms) : 0.0;
+}
+
+// Whether every peer of the group is reached from its first GPU over NVLink (directly or through
+// NVSwitch), the path Transformer Engine's userbuffers need.
+bool tp_over_nvlink(const topo::Topology& t, const comm::Communicator& group) {
+  for (long r = 1; r < group.ranks(); ++r)
+    if (t.route_gpus(group.gpu_of(0), group.gpu_of(r)).transport != topo::Transport::nvlink) return false;
+  return true;
 }
 
 // The groups gradients are reduced over: the data-parallel ones, joined with their context-
@@ -295,6 +304,7 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
   double pp_gather_s = 0;  // without sequence parallelism: the TP all-gather after each send
   const TrainingContext::PipelinePairs* pp_boundaries = nullptr;
   double params_here = 0;
+  bool tp_overlap = false;  // the TP collectives run under the GEMMs (--tp-comm-overlap over NVLink)
   if (m.is_transformer()) {
     const double tokens = static_cast<double>(micro * m.seq) / static_cast<double>(l.cp);
     const double h = static_cast<double>(m.hidden);
@@ -325,6 +335,14 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
     };
     // Embedding lookup is memory work; the output projection a GEMM over the vocabulary.
     const double vocab_here = static_cast<double>(m.vocab) / static_cast<double>(l.tp);
+    // Transformer Engine's userbuffers overlap runs only where every TP peer is reached over
+    // NVLink inside one server (data/compute/efficiency.yaml, tp_comm_overlap); elsewhere the
+    // flag changes nothing and the collectives stay in the critical path.
+    tp_overlap = l.tp_comm_overlap && tp_group != nullptr && tp_over_nvlink(t, *tp_group);
+    if (l.tp_comm_overlap && !tp_overlap)
+      out.assumptions.push_back(
+          "--tp-comm-overlap asked for, but the TP group is not joined by NVLink inside one server: Transformer "
+          "Engine's userbuffers overlap needs that, so the TP collectives are in the critical path");
     // The output projection's GEMM and the loss over its logits (memory-bound: pointwise_traffic).
     const LossBytes loss = cross_entropy_bytes(o.memory.precision, mem.kernels, mem.cross_entropy_fusion);
     const double head_tokens = tokens * mem.head_token_fraction;
@@ -343,15 +361,20 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
       const bool moe = m.moe && i >= m.moe->dense_layers;
       const TransformerLayerCost c = transformer_layer_cost(m, l, mem, ctx, moe);
       double tp_s = tp_collective_s(c.tp_bytes);
-      // With --tp-comm-overlap the all-gather and reduce-scatter of each half run in chunks under
-      // the GEMM they feed or drain (Transformer Engine's userbuffers): only what outlasts the
-      // GEMM shows. The backward's data-gradient GEMMs have the same shapes.
-      if (l.tp_comm_overlap && tp_s > 0) {
+      // With --tp-comm-overlap over NVLink the all-gather and reduce-scatter of each half run in
+      // chunks under the GEMM they feed or drain (Transformer Engine's userbuffers): what the
+      // chunks cannot cover shows, and so does what the split and the scatter's SMs cost the
+      // GEMM. The backward's data-gradient GEMMs have the same shapes.
+      if (tp_overlap && tp_s > 0) {
         const double half = tp_s / 2;
-        const double attention =
-            std::max(0.0, half - c.attention_entry_gemm) + std::max(0.0, half - c.attention_exit_gemm);
-        const double ffn = std::max(0.0, half - c.ffn_entry_gemm) + std::max(0.0, half - c.ffn_exit_gemm);
-        tp_s = (attention + ffn) / 2;  // the mean over the two halves, as tp_s stands for either
+        const UserbuffersOverlap& ub = ctx.efficiency.userbuffers();
+        double cost = 0;
+        for (const OverlapCost& x : {ring_exchange_all_gather(half, c.attention_entry_gemm, l.tp, ctx.fixed_s),
+                                     pipelined_reduce_scatter(half, c.attention_exit_gemm, ctx.sms, ub, ctx.fixed_s),
+                                     ring_exchange_all_gather(half, c.ffn_entry_gemm, l.tp, ctx.fixed_s),
+                                     pipelined_reduce_scatter(half, c.ffn_exit_gemm, ctx.sms, ub, ctx.fixed_s)})
+          cost += x.exposed_s + x.extra_compute_s;
+        tp_s = cost / 2;  // the mean over the two halves, as tp_s stands for either
       }
       const auto [cp_f, cp_b] = cp_exposed(c);
       const double a2a = dispatch_s(c);
@@ -672,11 +695,13 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
   for (const auto& a : eff.assumptions())
     if (a.rfind("attention on GPUs without", 0) != 0 || !eff.has_attention_figures(t.gpu_spec()))
       out.assumptions.push_back(a);
-  if (l.tp > 1)
+  if (l.tp > 1 && (tp_overlap || !l.tp_comm_overlap))
     out.assumptions.push_back(
-        l.tp_comm_overlap ? "TP all-gathers and reduce-scatters hide under the GEMM each feeds or drains; only the "
-                            "excess is in the critical path"
-                          : "TP collectives are timed alone, in the critical path (no overlap with compute)");
+        tp_overlap ? "TP all-gathers and reduce-scatters run under the GEMM each feeds or drains as Transformer "
+                     "Engine's userbuffers split them (ring exchange by copy engine; reduce-scatter in 4 chunks "
+                     "on 16 SMs kept from the GEMM): the last chunk's scatter, what outlasts a chunk, and the "
+                     "SMs and kernels the split costs are in the critical path"
+                   : "TP collectives are timed alone, in the critical path (no overlap with compute)");
   return out;
 }
 
