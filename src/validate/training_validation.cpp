@@ -123,6 +123,20 @@ std::vector<TrainingCheck> check_training(const std::string& text, const std::st
     o.layout.tp_comm_overlap = o.layout.tp > 1 && r["tp_comm_overlap"] && r["tp_comm_overlap"].as<bool>(false);
     o.layout.overlap_p2p_comm =
         o.layout.vpp > 1 && pp > 1 && r["overlap_p2p_comm"] && r["overlap_p2p_comm"].as<bool>(false);
+    // The pipeline split and the MoE grid and overlap, where the row's recipe set them
+    // (pipeline_split.hpp, parallel_layout.hpp, moe_overlap.hpp).
+    o.layout.etp = integer(r, "etp", 0);
+    o.layout.split.first_stage_layers = integer(r, "first_stage_layers", 0);
+    o.layout.split.last_stage_layers = integer(r, "last_stage_layers", 0);
+    o.layout.split.account_for_embedding = r["account_for_embedding_in_pipeline_split"] &&
+                                           r["account_for_embedding_in_pipeline_split"].as<bool>(false);
+    o.layout.split.account_for_loss =
+        r["account_for_loss_in_pipeline_split"] && r["account_for_loss_in_pipeline_split"].as<bool>(false);
+    o.layout.split.layout = r["pipeline_layout"] ? r["pipeline_layout"].Scalar() : "";
+    o.layout.split.balanced = row_choice(r, file, "pipeline_split", "megatron", {"megatron", "balanced"}) == "balanced";
+    const auto overlap = work::moe_overlap_named(
+        row_choice(r, file, "moe_overlap", "none", {"none", "shared-expert", "ep-a2a", "dualpipe"}));
+    if (overlap) o.moe_overlap = *overlap;
     // The gradient bucket: PyTorch DDP's 25 MiB unless the row ran Megatron-Core's DDP, whose
     // default bucket is max(40M, 1M x DP) parameters (DP counting context parallelism;
     // DistributedDataParallelConfig.bucket_size: "larger DP sizes need larger buckets to ensure
