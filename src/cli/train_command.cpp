@@ -463,11 +463,11 @@ std::string TrainOptions::run() const {
                      o.memory.micro_batch, r.micro_batches);
   // EP runs on the experts' own grid (Megatron's MoE parallel folding), so it does not multiply
   // the GPUs; it and the virtual stages are still part of the layout the user reads back.
-  out += fmt::format("# layout: TP {} x PP {} x DP {} x CP {} on {} GPUs{}{}{}\n", o.layout.tp, o.layout.pp,
-                     r.gpus / (o.layout.tp * o.layout.pp * o.layout.cp), o.layout.cp, r.gpus,
-                     o.layout.ep > 1 ? fmt::format(", EP {} x ETP {} (the experts' own grid)", o.layout.ep, o.layout.expert_tp()) : "",
-                     o.layout.vpp > 1 ? fmt::format(", VPP {}", o.layout.vpp) : "",
-                     sequence_parallel ? ", sequence parallel" : "");
+  out += fmt::format(
+      "# layout: TP {} x PP {} x DP {} x CP {} on {} GPUs{}{}{}\n", o.layout.tp, o.layout.pp,
+      r.gpus / (o.layout.tp * o.layout.pp * o.layout.cp), o.layout.cp, r.gpus,
+      o.layout.ep > 1 ? fmt::format(", EP {} x ETP {} (the experts' own grid)", o.layout.ep, o.layout.expert_tp()) : "",
+      o.layout.vpp > 1 ? fmt::format(", VPP {}", o.layout.vpp) : "", sequence_parallel ? ", sequence parallel" : "");
   out += fmt::format("step time          {:.4g} s\n", r.step_s);
   if (r.tokens_per_s > 0) out += fmt::format("tokens/s           {:.4g}\n", r.tokens_per_s);
   out += fmt::format("samples/s          {:.4g}\n", r.samples_per_s);

@@ -134,7 +134,8 @@ void check_expert_grid(const ParallelLayout& l, long experts) {
                          std::to_string(l.pp) + " = " + std::to_string(grid) + " does not divide the " +
                          std::to_string(l.gpus()) + " GPUs",
                      "an EP with ETP x EP dividing TP x CP x DP = " + std::to_string(l.gpus() / l.pp) +
-                         " (Megatron's MoE parallel folding)" + (list.empty() ? std::string() : ": " + list));
+                         " (Megatron's MoE parallel folding)" + (list.empty() ? std::string() : ": " + list) +
+                         (l.expert_tp() > 1 ? "; or a smaller --etp (ETP 1 leaves the experts whole)" : ""));
   }
   // Megatron: "When not using pp-last rank ordering, the data parallel size of the attention and
   // moe layers must be the same" - checked by the caller that knows the order.

@@ -8,10 +8,10 @@
 namespace gf::work {
 
 struct ParallelLayout {
-  long tp = 1;   // tensor parallel
-  long pp = 1;   // pipeline stages
-  long dp = 1;   // data parallel
-  long cp = 1;   // context parallel (the sequence split over ring attention)
+  long tp = 1;  // tensor parallel
+  long pp = 1;  // pipeline stages
+  long dp = 1;  // data parallel
+  long cp = 1;  // context parallel (the sequence split over ring attention)
   // Expert parallel. Megatron-Core's "MoE parallel folding" (Liu et al., arXiv:2504.14960;
   // megatron/core/parallel_state.py `initialize_model_parallel`) numbers the expert layers' ranks
   // on a grid of their own, ETP x EP x expert-DP x PP in the same order with CP folded away, so

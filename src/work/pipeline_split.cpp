@@ -82,9 +82,10 @@ PipelineSplit from_layout(const PipelineSplitRequest& r) {
   }
   const long want = r.pp * r.vpp;
   if (static_cast<long>(stages.size()) != want)
-    refuse("--pipeline-layout",
-           fmt::format("'{}' names {} virtual stages; PP {} x VPP {} has {}", r.layout, stages.size(), r.pp, r.vpp, want),
-           fmt::format("{} stages separated by '|'", want));
+    refuse(
+        "--pipeline-layout",
+        fmt::format("'{}' names {} virtual stages; PP {} x VPP {} has {}", r.layout, stages.size(), r.pp, r.vpp, want),
+        fmt::format("{} stages separated by '|'", want));
   PipelineSplit out;
   out.pp = r.pp;
   out.vpp = r.vpp;
@@ -93,7 +94,8 @@ PipelineSplit from_layout(const PipelineSplitRequest& r) {
     const auto& s = stages[i];
     const bool first = i == 0, last = i + 1 == stages.size();
     if (s.find('E') != std::string::npos && (!first || s.front() != 'E'))
-      refuse("--pipeline-layout", fmt::format("'{}': the embedding (E) is not the first thing of the first stage", r.layout),
+      refuse("--pipeline-layout",
+             fmt::format("'{}': the embedding (E) is not the first thing of the first stage", r.layout),
              "E at the start of the first virtual stage");
     if (s.find('L') != std::string::npos && (!last || s.back() != 'L'))
       refuse("--pipeline-layout", fmt::format("'{}': the loss (L) is not the last thing of the last stage", r.layout),
@@ -103,7 +105,8 @@ PipelineSplit from_layout(const PipelineSplitRequest& r) {
     total += t;
   }
   if (total != r.layers)
-    refuse("--pipeline-layout", fmt::format("'{}' places {} transformer layers; the model has {}", r.layout, total, r.layers),
+    refuse("--pipeline-layout",
+           fmt::format("'{}' places {} transformer layers; the model has {}", r.layout, total, r.layers),
            fmt::format("{} t's in all", r.layers));
   return out;
 }
@@ -132,15 +135,15 @@ PipelineSplit from_counts(const PipelineSplitRequest& r) {
       --middle;
     }
     const auto [bf, bl] = balanced_edges(r.layers, r.pp, v);
-    const std::string suggestion =
-        bf > 0 ? fmt::format("e.g. --first-stage-layers {} --last-stage-layers {}", bf, bl) : "edge stages that leave it";
+    const std::string suggestion = bf > 0 ? fmt::format("e.g. --first-stage-layers {} --last-stage-layers {}", bf, bl)
+                                          : "edge stages that leave it";
     if (rest < 0 || (rest > 0) != (middle > 0))
-      refuse("--first-stage-layers",
-             fmt::format("{} layers left for {} middle stages of {}", rest, middle, r.layers),
+      refuse("--first-stage-layers", fmt::format("{} layers left for {} middle stages of {}", rest, middle, r.layers),
              "middle layers exactly when there are middle stages; " + suggestion);
     if (middle > 0 && (rest % middle != 0 || (rest / middle) % v != 0))
       refuse("--first-stage-layers",
-             fmt::format("the {} middle layers do not split over {} middle stages in multiples of VPP {}", rest, middle, v),
+             fmt::format("the {} middle layers do not split over {} middle stages in multiples of VPP {}", rest, middle,
+                         v),
              "middle layers a multiple of middle stages x VPP (Megatron's 'Uneven PP' check); " + suggestion);
     std::fill(per_stage.begin(), per_stage.end(), middle > 0 ? rest / middle : 0);
     if (r.first_stage_layers > 0) per_stage.front() = r.first_stage_layers;
@@ -152,12 +155,13 @@ PipelineSplit from_counts(const PipelineSplitRequest& r) {
       std::vector<long> divisors;
       for (long p = 2; p <= counted && divisors.size() < 8; ++p)
         if (counted % p == 0) divisors.push_back(p);
-      refuse("--pp",
-             fmt::format("{} layers{} do not split evenly over {} stages", counted, accounted ? " (with the embedding/loss)" : "",
-                         r.pp),
-             fmt::format("a PP dividing {} ({}){}", counted, fmt::join(divisors, ", "),
-                         bf > 0 ? fmt::format(", or uneven edges: --first-stage-layers {} --last-stage-layers {}", bf, bl)
-                                : std::string()));
+      refuse(
+          "--pp",
+          fmt::format("{} layers{} do not split evenly over {} stages", counted,
+                      accounted ? " (with the embedding/loss)" : "", r.pp),
+          fmt::format("a PP dividing {} ({}){}", counted, fmt::join(divisors, ", "),
+                      bf > 0 ? fmt::format(", or uneven edges: --first-stage-layers {} --last-stage-layers {}", bf, bl)
+                             : std::string(", or every virtual stage's layers with --pipeline-layout")));
     }
     const long each = counted / r.pp;
     if (each % v != 0) {

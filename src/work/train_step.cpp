@@ -13,9 +13,9 @@
 #include "work/ddp_step.hpp"
 #include "work/fsdp_step.hpp"
 #include "work/layer_cost.hpp"
-#include "work/pointwise_traffic.hpp"
 #include "work/moe_overlap.hpp"
 #include "work/pipeline_split.hpp"
+#include "work/pointwise_traffic.hpp"
 #include "work/pp_schedule.hpp"
 
 namespace gf::work {
@@ -393,14 +393,16 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
       }
       const auto [cp_f, cp_b] = cp_exposed(c);
       const double a2a = dispatch_s(c);
-      const MoeExposure x =
-          exposed_all_to_all(moe_overlap, {a2a, c.attention_forward + c.ffn_forward, c.shared_expert_forward},
-                             {a2a, c.attention_backward + c.ffn_backward, c.shared_expert_backward}, paired,
-                             a2a_sm_share);
+      const MoeExposure x = exposed_all_to_all(
+          moe_overlap, {a2a, c.attention_forward + c.ffn_forward, c.shared_expert_forward},
+          {a2a, c.attention_backward + c.ffn_backward, c.shared_expert_backward}, paired, a2a_sm_share);
       Built b;
-      b.layer = {"", c.attention_forward + c.ffn_forward + 2 * tp_s + cp_f + x.forward_s,
-                 c.attention_backward + c.ffn_backward + 2 * tp_s + cp_b + x.backward_s, c.gradient_bytes,
-                 2 * tp_s + cp_f + x.forward_s, 2 * tp_s + cp_b + x.backward_s};
+      b.layer = {"",
+                 c.attention_forward + c.ffn_forward + 2 * tp_s + cp_f + x.forward_s,
+                 c.attention_backward + c.ffn_backward + 2 * tp_s + cp_b + x.backward_s,
+                 c.gradient_bytes,
+                 2 * tp_s + cp_f + x.forward_s,
+                 2 * tp_s + cp_b + x.backward_s};
       b.tp_s = 4 * tp_s;
       b.cp_s = cp_f + cp_b;
       b.ep_s = x.forward_s + x.backward_s;
@@ -441,15 +443,18 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
       params_here += b.params;
     }
     if (l.pp > 1 && (split.most_layers() * l.pp != m.layers || split.vpp > 1))
-      out.assumptions.push_back(fmt::format("pipeline stages hold {} layers (stage {} is the slowest and paces the "
-                                            "pipeline{})",
-                                            stage_summary(split), slowest,
-                                            l.split.layout.empty() ? "" : ", layout " + l.split.layout));
+      out.assumptions.push_back(
+          fmt::format("pipeline stages hold {} layers (stage {} is the slowest and paces the "
+                      "pipeline{})",
+                      stage_summary(split), slowest, l.split.layout.empty() ? "" : ", layout " + l.split.layout));
     if (moe_overlap != MoeOverlap::none)
       out.assumptions.push_back(fmt::format(
-          "MoE all-to-alls overlapped ({}): {:.0f}% of the micro-batches run paired; hidden all-to-alls hold {:.0f}% "
-          "of the SMs",
-          to_string(moe_overlap), 100 * (moe_overlap == MoeOverlap::dualpipe ? 1.0 : paired), 100 * a2a_sm_share));
+          "MoE all-to-alls overlapped ({}){}; hidden all-to-alls hold {:.0f}% of the SMs", to_string(moe_overlap),
+          moe_overlap == MoeOverlap::ep_a2a
+              ? fmt::format(": {:.0f}% of the micro-batches run merged with another's backward", 100 * paired)
+          : moe_overlap == MoeOverlap::dualpipe ? ": every forward chunk merged with a backward chunk (DualPipe)"
+                                                : ": the shared experts run beside dispatch and combine",
+          100 * a2a_sm_share));
     const double vocab_params = static_cast<double>(m.vocab) * h / static_cast<double>(l.tp);
     if (l.pp == 1 || last_stage) {
       layers.push_back({"output", head_f, head_b, vocab_params * (m.tied_embeddings ? 0 : 4)});
