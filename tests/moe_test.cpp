@@ -4,11 +4,14 @@
 
 #include "core/error.hpp"
 #include "hw/catalog.hpp"
+#include "test_support.hpp"
+#include "work/model_library.hpp"
 #include "work/moe_gemm.hpp"
 #include "work/moe_overlap.hpp"
 #include "work/parallel_layout.hpp"
 #include "work/pipeline_split.hpp"
 #include "work/pp_schedule.hpp"
+#include "work/train_step.hpp"
 
 namespace gf::work {
 namespace {
@@ -160,6 +163,41 @@ TEST(MoeGemm, SmallExpertBatchesPayTheirPartEmptyTiles) {
   EXPECT_DOUBLE_EQ(s.groups, 32);
   EXPECT_DOUBLE_EQ(s.tokens, 1024);
   EXPECT_DOUBLE_EQ(s.width, 2048);
+}
+
+// The step model applies them: the merged schedules hide all-to-all time none leaves exposed,
+// a folded EP runs where Megatron would run it, and the slowest stage of an uneven split paces
+// the pipeline.
+TEST(MoeStep, OverlapFoldingAndTheSlowestStageReachTheStep) {
+  topo::ClusterOverrides two;
+  two.nodes = 4;
+  const auto t = gf::test::preset("dgx-h100", two);
+  ModelSpec m = library_model("deepseek-v3");
+  m.layers = 8;  // 8 layers (3 dense), to keep it small
+  TrainOptions o;
+  o.layout.tp = 2;
+  o.layout.pp = 2;
+  o.layout.dp = 8;
+  o.layout.ep = 16;  // 2 x 16 x 2 > 32 GPUs with ETP = TP ...
+  o.layout.sequence_parallel = true;
+  o.global_batch = 64;
+  o.memory.recompute = Recompute::full;
+  EXPECT_THROW(train_step(t, m, o), InputError);
+  o.layout.etp = 1;  // ... and folds over TP x DP with ETP 1
+  const auto none = train_step(t, m, o);
+  o.moe_overlap = MoeOverlap::dualpipe;
+  const auto dual = train_step(t, m, o);
+  EXPECT_LT(dual.breakdown.ep_s, none.breakdown.ep_s);
+  EXPECT_LT(dual.breakdown.pp_bubble_s, none.breakdown.pp_bubble_s);
+  o.moe_overlap = MoeOverlap::ep_a2a;  // needs VPP with PP and no full recomputation
+  EXPECT_THROW(train_step(t, m, o), InputError);
+  o.moe_overlap = MoeOverlap::none;
+  // 8 layers as 2 + 6: the second stage's six layers pace the step, more than an even 4 + 4.
+  o.layout.split.first_stage_layers = 2;
+  o.layout.split.last_stage_layers = 6;
+  const auto uneven = train_step(t, m, o);
+  EXPECT_GT(uneven.breakdown.compute_s, 1.2 * none.breakdown.compute_s);
+  EXPECT_GT(uneven.breakdown.pp_bubble_s, none.breakdown.pp_bubble_s);
 }
 
 }  // namespace

@@ -98,7 +98,7 @@ LayoutSearch search_layouts(work::TrainingContext& context, const TrainingWorklo
                     }
                     const long dp = gpus / model_parallel;
                     if (w.global_batch % (mb * dp) != 0 ||
-                        (ep > 1 && (!m.moe || (dp * cp) % ep != 0 || m.moe->experts % ep != 0)) ||
+                        (ep > 1 && (!m.moe || (tp * cp * dp) % ep != 0 || m.moe->experts % ep != 0)) ||
                         ((sharding == work::Sharding::zero3 || sharding == work::Sharding::fsdp_full) &&
                          (tp > 1 || pp > 1))) {
                       ++out.invalid;

@@ -136,7 +136,8 @@ PipelineSplit from_counts(const PipelineSplitRequest& r) {
     }
     const auto [bf, bl] = balanced_edges(r.layers, r.pp, v);
     const std::string suggestion = bf > 0 ? fmt::format("e.g. --first-stage-layers {} --last-stage-layers {}", bf, bl)
-                                          : "edge stages that leave it";
+                                   : bf == 0 ? std::string("or neither flag: the even split is valid")
+                                             : std::string("or every virtual stage's layers with --pipeline-layout");
     if (rest < 0 || (rest > 0) != (middle > 0))
       refuse("--first-stage-layers", fmt::format("{} layers left for {} middle stages of {}", rest, middle, r.layers),
              "middle layers exactly when there are middle stages; " + suggestion);
