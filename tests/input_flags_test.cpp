@@ -205,8 +205,10 @@ TEST(Flags, InertAndConflictingOptionsNameBothFlags) {
   expect_refused(run_cli({"schedule", "--gpus", "2", "--trace", "x.csv"}), {"'--gpus'", "--mig-pack"});
   expect_refused(run_cli({"schedule", "dgx-h100", "--rate", "3", "--trace", "x.csv"}), {"'--rate'", "--share"});
   expect_refused(run_cli({"schedule", "--trace", "x.csv", "--repeats", "3"}), {"'--repeats'", "--fill"});
-  // The interleaved schedule with the stages it interleaves is accepted.
-  EXPECT_EQ(with({"--pp", "2", "--vpp", "2", "--global-batch", "8"}).code, 0);
+  // The interleaved schedule with the stages it interleaves is accepted; on two stages only with
+  // its sends overlapped, as Megatron requires (PP > 2 otherwise).
+  EXPECT_EQ(with({"--pp", "2", "--vpp", "2", "--overlap-p2p-comm", "--global-batch", "8"}).code, 0);
+  expect_refused(with({"--pp", "2", "--vpp", "2", "--global-batch", "8"}), {"'--vpp'", "--overlap-p2p-comm"});
 }
 
 TEST(Flags, StrayArgumentsAreNamedWithWhatTheCommandTakes) {

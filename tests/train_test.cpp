@@ -89,13 +89,14 @@ TEST(Train, ExpertAndContextParallelism) {
   EXPECT_NEAR(cp["tokens_per_s"].get<double>() / plain["tokens_per_s"].get<double>(), 1.0, 0.15);
 }
 
-// The printed layout names every parallel dimension given: EP (carved out of the DP ranks, so the
-// GPU count stays TP x PP x DP x CP) and the virtual stages were dropped from it (issue 35).
+// The printed layout names every parallel dimension given: EP (on the experts' own grid, so the
+// GPU count stays TP x PP x DP x CP; ETP defaults to TP) and the virtual stages were dropped from
+// it (issue 35).
 TEST(Train, TheLayoutLineNamesExpertParallelismAndVirtualStages) {
   const auto moe = run_cli({"train", "--preset", "dgx-h100", "--nodes", "2", "--model", "mixtral-8x7b", "--tp", "2",
                             "--ep", "4", "--global-batch", "32", "--recompute", "full"});
   ASSERT_EQ(moe.code, 0) << moe.err;
-  EXPECT_NE(moe.out.find("# layout: TP 2 x PP 1 x DP 8 x CP 1 on 16 GPUs, EP 4 (experts split over the DP ranks)"),
+  EXPECT_NE(moe.out.find("# layout: TP 2 x PP 1 x DP 8 x CP 1 on 16 GPUs, EP 4 x ETP 2 (the experts' own grid)"),
             std::string::npos)
       << moe.out;
   const auto vpp = run_cli({"train", "--preset", "dgx-h100", "--nodes", "2", "--model", "llama3.1-8b", "--pp", "4",

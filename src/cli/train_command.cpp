@@ -55,6 +55,22 @@ void TrainOptions::add_to(CLI::App& app) {
   app.add_option("--ep", ep, "Expert-parallel size (carved out of DP; all-to-all dispatch and combine)");
   app.add_option("--vpp", vpp,
                  "Virtual pipeline stages per pipeline stage (the interleaved schedule; needs --pp 2 or more)");
+  app.add_option("--etp", etp,
+                 "Expert tensor-parallel size (Megatron's --expert-tensor-parallel-size; default: --tp). EP x ETP may "
+                 "span TP x CP x DP (MoE parallel folding)");
+  app.add_option("--first-stage-layers", first_stage_layers,
+                 "Transformer layers on the first pipeline stage (Megatron's --decoder-first-pipeline-num-layers)");
+  app.add_option("--last-stage-layers", last_stage_layers,
+                 "Transformer layers on the last pipeline stage (--decoder-last-pipeline-num-layers)");
+  app.add_flag("--account-for-embedding-in-pipeline-split", account_embedding,
+               "The embedding counts as a layer when splitting the layers over the stages (Megatron's flag)");
+  app.add_flag("--account-for-loss-in-pipeline-split", account_loss,
+               "The loss counts as a layer when splitting the layers over the stages (Megatron's flag)");
+  app.add_option("--pipeline-layout", pipeline_layout,
+                 "Every virtual stage's layers (Megatron's --pipeline-model-parallel-layout), e.g. Et|(tt|)*30mL");
+  app.add_option("--moe-overlap", moe_overlap,
+                 "none (Megatron-Core's default) | shared-expert (--moe-shared-expert-overlap) | ep-a2a "
+                 "(--overlap-moe-expert-parallel-comm) | dualpipe (DeepSeek's DualPipe)");
   app.add_option("--order", order, "Rank order, innermost first (Megatron's: tp-cp-ep-dp-pp)");
   app.add_flag("--sequence-parallel", sequence_parallel, "Megatron's sequence parallelism with TP");
   app.add_flag("--overlap-p2p-comm", overlap_p2p_comm,
@@ -244,7 +260,20 @@ std::string TrainOptions::run() const {
   o.layout.pp = parse_whole("--pp", pp, 1, 1 << 16);
   o.layout.cp = parse_whole("--cp", cp, 1, 1 << 16);
   o.layout.ep = parse_whole("--ep", ep, 1, 1 << 16);
-  o.layout.vpp = parse_whole("--vpp", vpp, 1, 64);
+  o.layout.vpp = parse_whole("--vpp", vpp, 1, 1024);
+  if (!etp.empty()) o.layout.etp = parse_whole("--etp", etp, 1, 1 << 16);
+  if (!first_stage_layers.empty())
+    o.layout.split.first_stage_layers = parse_whole("--first-stage-layers", first_stage_layers, 1, 100000);
+  if (!last_stage_layers.empty())
+    o.layout.split.last_stage_layers = parse_whole("--last-stage-layers", last_stage_layers, 1, 100000);
+  o.layout.split.account_for_embedding = account_embedding;
+  o.layout.split.account_for_loss = account_loss;
+  o.layout.split.layout = pipeline_layout;
+  if (const auto x = work::moe_overlap_named(moe_overlap))
+    o.moe_overlap = *x;
+  else
+    throw InputError({}, "--moe-overlap", "got '" + moe_overlap + "'", "none, shared-expert, ep-a2a, dualpipe");
+  o.moe_overlap_given = given("--moe-overlap");
   check_combinations(*this, o.layout);
   o.layout.overlap_p2p_comm = overlap_p2p_comm;
   o.layout.sequence_parallel = sequence_parallel;
@@ -442,13 +471,13 @@ std::string TrainOptions::run() const {
                      m.name, params.total / 1e9,
                      m.moe ? fmt::format(", {:.3g}B active", params.active / 1e9) : std::string(), precision,
                      o.memory.micro_batch, r.micro_batches);
-  // EP is carved out of the DP ranks (Megatron), so it does not multiply the GPUs; it and the
-  // virtual stages are still part of the layout the user reads back.
-  out += fmt::format("# layout: TP {} x PP {} x DP {} x CP {} on {} GPUs{}{}{}\n", o.layout.tp, o.layout.pp,
-                     r.gpus / (o.layout.tp * o.layout.pp * o.layout.cp), o.layout.cp, r.gpus,
-                     o.layout.ep > 1 ? fmt::format(", EP {} (experts split over the DP ranks)", o.layout.ep) : "",
-                     o.layout.vpp > 1 ? fmt::format(", VPP {}", o.layout.vpp) : "",
-                     sequence_parallel ? ", sequence parallel" : "");
+  // EP runs on the experts' own grid (Megatron's MoE parallel folding), so it does not multiply
+  // the GPUs; it and the virtual stages are still part of the layout the user reads back.
+  out += fmt::format(
+      "# layout: TP {} x PP {} x DP {} x CP {} on {} GPUs{}{}{}\n", o.layout.tp, o.layout.pp,
+      r.gpus / (o.layout.tp * o.layout.pp * o.layout.cp), o.layout.cp, r.gpus,
+      o.layout.ep > 1 ? fmt::format(", EP {} x ETP {} (the experts' own grid)", o.layout.ep, o.layout.expert_tp()) : "",
+      o.layout.vpp > 1 ? fmt::format(", VPP {}", o.layout.vpp) : "", sequence_parallel ? ", sequence parallel" : "");
   out +=
       fmt::format("step time          {:.4g} s  {}\n", r.step_s, band::describe(step_band, band::Direction::inverse));
   if (r.tokens_per_s > 0)

@@ -20,6 +20,9 @@ struct TrainOptions {
   bool sequence_parallel = false;
   bool tp_comm_overlap = false;
   bool overlap_p2p_comm = false;
+  // Pipeline split and MoE (pipeline_split.hpp, moe_overlap.hpp, parallel_layout.hpp).
+  std::string etp, first_stage_layers, last_stage_layers, pipeline_layout, moe_overlap = "none";
+  bool account_embedding = false, account_loss = false;
   std::string micro_batch = "1", global_batch, recompute = "none", precision = "bf16", attention = "flash",
               kernels = "fused";
   std::string zero = "0", fsdp;

@@ -4,6 +4,7 @@
 
 #include <limits>
 
+#include "work/pipeline_split.hpp"
 #include "work/training_memory.hpp"
 
 namespace gf::plan {
@@ -61,7 +62,30 @@ LayoutSearch search_layouts(work::TrainingContext& context, const TrainingWorklo
                     // splits go to the first and last stages, as Megatron-Core's
                     // --decoder-first/last-pipeline-num-layers allow), and the micro-batches a
                     // multiple of the stages; overlap needs TP with sequence parallelism.
-                    if ((vpp > 1 && (pp == 1 || m.layers < pp * vpp)) || (overlap && tp == 1)) {
+                    // Megatron-Core's split rules (pipeline_split.hpp): a PP that does not divide
+                    // the layers takes the most even first/last stages Megatron accepts; a layout
+                    // it would refuse is never generated. Overlap needs TP with sequence
+                    // parallelism.
+                    work::ParallelLayout::StageSplit split;
+                    if (vpp > 1 && pp == 1) {
+                      ++out.invalid;
+                      continue;
+                    }
+                    if (pp > 1) {
+                      const auto [first, last] = work::balanced_edges(m.layers, pp, vpp);
+                      split.first_stage_layers = std::max<long>(0, first);
+                      split.last_stage_layers = std::max<long>(0, last);
+                      work::ParallelLayout probe;
+                      probe.pp = pp;
+                      probe.vpp = vpp;
+                      probe.overlap_p2p_comm = vpp > 1;  // as Megatron-Bridge sets it with VPP
+                      probe.split = split;
+                      if (!work::pipeline_split_valid(work::split_request(m.layers, probe))) {
+                        ++out.invalid;
+                        continue;
+                      }
+                    }
+                    if (overlap && tp == 1) {
                       ++out.invalid;
                       continue;
                     }
@@ -74,7 +98,7 @@ LayoutSearch search_layouts(work::TrainingContext& context, const TrainingWorklo
                     }
                     const long dp = gpus / model_parallel;
                     if (w.global_batch % (mb * dp) != 0 ||
-                        (ep > 1 && (!m.moe || dp % ep != 0 || m.moe->experts % ep != 0)) ||
+                        (ep > 1 && (!m.moe || (tp * cp * dp) % ep != 0 || m.moe->experts % ep != 0)) ||
                         ((sharding == work::Sharding::zero3 || sharding == work::Sharding::fsdp_full) &&
                          (tp > 1 || pp > 1))) {
                       ++out.invalid;
@@ -89,6 +113,9 @@ LayoutSearch search_layouts(work::TrainingContext& context, const TrainingWorklo
                     o.layout.sequence_parallel = tp > 1;
                     o.layout.vpp = vpp;
                     o.layout.tp_comm_overlap = overlap;
+                    o.layout.split = split;
+                    o.layout.overlap_p2p_comm = vpp > 1;
+                    o.layout.etp = ep > 1 ? 1 : 0;  // experts unsplit, EP folded over TP x CP x DP
                     if (vpp > 1 && (w.global_batch / (mb * dp)) % pp != 0) {
                       ++out.invalid;
                       continue;

@@ -85,7 +85,9 @@ std::vector<TrainingCheck> check_training(const std::string& text, const std::st
     const long pp = integer(r, "pp", 1), cp = integer(r, "cp", 1), ep = integer(r, "ep", 1);
     const std::string gpu = r["gpu"].Scalar();
     const auto preset = presets().find(gpu);
-    if (preset == presets().end()) {
+    // A machine no preset stands for comes as a cluster file of the validation set.
+    const std::string cluster = r["cluster"] ? r["cluster"].Scalar() : "";
+    if (preset == presets().end() && cluster.empty()) {
       skip("no preset for " + gpu);
       continue;
     }
@@ -128,6 +130,20 @@ std::vector<TrainingCheck> check_training(const std::string& text, const std::st
     o.layout.tp_comm_overlap = o.layout.tp > 1 && r["tp_comm_overlap"] && r["tp_comm_overlap"].as<bool>(false);
     o.layout.overlap_p2p_comm =
         o.layout.vpp > 1 && pp > 1 && r["overlap_p2p_comm"] && r["overlap_p2p_comm"].as<bool>(false);
+    // The pipeline split and the MoE grid and overlap, where the row's recipe set them
+    // (pipeline_split.hpp, parallel_layout.hpp, moe_overlap.hpp).
+    o.layout.etp = integer(r, "etp", 0);
+    o.layout.split.first_stage_layers = integer(r, "first_stage_layers", 0);
+    o.layout.split.last_stage_layers = integer(r, "last_stage_layers", 0);
+    o.layout.split.account_for_embedding =
+        r["account_for_embedding_in_pipeline_split"] && r["account_for_embedding_in_pipeline_split"].as<bool>(false);
+    o.layout.split.account_for_loss =
+        r["account_for_loss_in_pipeline_split"] && r["account_for_loss_in_pipeline_split"].as<bool>(false);
+    o.layout.split.layout = r["pipeline_layout"] ? r["pipeline_layout"].Scalar() : "";
+    o.layout.split.balanced = row_choice(r, file, "pipeline_split", "megatron", {"megatron", "balanced"}) == "balanced";
+    const auto overlap = work::moe_overlap_named(
+        row_choice(r, file, "moe_overlap", "none", {"none", "shared-expert", "ep-a2a", "dualpipe"}));
+    if (overlap) o.moe_overlap = *overlap;
     // The gradient bucket: PyTorch DDP's 25 MiB unless the row ran Megatron-Core's DDP, whose
     // default bucket is max(40M, 1M x DP) parameters (DP counting context parallelism;
     // DistributedDataParallelConfig.bucket_size: "larger DP sizes need larger buckets to ensure
@@ -195,10 +211,11 @@ std::vector<TrainingCheck> check_training(const std::string& text, const std::st
     // Element-wise kernels: fused unless the row ran PyTorch eager (no torch.compile).
     o.memory.kernels = kernels == "eager" ? work::Kernels::eager : work::Kernels::fused;
     try {
-      auto spec = topo::load_preset(preset->second, catalog);
+      auto spec = cluster.empty() ? topo::load_preset(preset->second, catalog)
+                                  : row_machine(RowOrigin::of(r, file, "rows"), "", cluster, catalog);
       topo::ClusterOverrides ov;
       ov.nodes = c.gpus / 8;
-      ov.gpu = gpu;
+      if (cluster.empty()) ov.gpu = gpu;
       topo::apply_overrides(spec, ov, catalog);
       const topo::Topology t(spec, catalog);
       if (o.global_batch > 0 && o.global_batch % (o.memory.micro_batch * o.layout.dp) != 0)

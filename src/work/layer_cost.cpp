@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <initializer_list>
 
+#include "work/moe_gemm.hpp"
 #include "work/pointwise_traffic.hpp"
 
 namespace gf::work {
@@ -178,12 +179,25 @@ TransformerLayerCost transformer_layer_cost(const ModelSpec& m, const ParallelLa
   double ffn_params = 0;
   if (moe_layer && m.moe) {
     const auto& x = *m.moe;
-    const auto routed = ffn_cost(static_cast<double>(x.expert_ffn), tokens * x.top_k * x.capacity_factor);
+    // The routed experts: one grouped GEMM over the local experts, each of its own tokens
+    // (moe_gemm.hpp), so small per-expert batches pay their part-empty tiles.
+    const ExpertGemmShape g = expert_gemm_shape(m, l, tokens / sp);
+    const double rows = g.groups * g.tokens;
+    const double gate = m.gated_ffn ? 2.0 : 1.0;
+    const double up = grouped_gemm_seconds(c, g.groups, g.tokens, g.width * gate, h);
+    const double down = grouped_gemm_seconds(c, g.groups, g.tokens, h, g.width);
+    const double act = memory_seconds(c, rows * g.width * pw.activation);
+    const auto [cast_f, cast_b] =
+        fp8_casts(rows, {fp8_linear_casts(h, g.width * gate, true), fp8_linear_casts(g.width, h, true)});
+    const std::pair<double, double> routed{up + down + act + cast_f, 2 * (up + down) + 2 * act + cast_b};
     const auto shared = ffn_cost(static_cast<double>(x.expert_ffn), tokens * x.shared_experts);
     ffn = {routed.first + shared.first, routed.second + shared.second};
     const double expert = (m.gated_ffn ? 3.0 : 2.0) * h * static_cast<double>(x.expert_ffn);
-    ffn_params =
-        (static_cast<double>(x.experts) / static_cast<double>(std::max<long>(1, l.ep)) + x.shared_experts) * expert / t;
+    out.shared_expert_forward = shared.first;
+    out.shared_expert_backward = shared.second;
+    ffn_params = static_cast<double>(x.experts) / static_cast<double>(std::max<long>(1, l.ep)) * expert /
+                     static_cast<double>(l.expert_tp()) +
+                 x.shared_experts * expert / t;
   } else {
     ffn = ffn_cost(static_cast<double>(m.ffn), tokens);
     out.ffn_entry_gemm = gemm_seconds(c, tokens, static_cast<double>(m.ffn) * (m.gated_ffn ? 2.0 : 1.0) / t, h);

@@ -71,6 +71,10 @@ struct TransformerLayerCost {
   // Expert parallelism: bytes each GPU sends in one all-to-all (dispatch or combine): its
   // tokens' hidden states, once per expert each is routed to.
   double dispatch_bytes = 0;
+  // The shared experts' own time (forward, backward), which Megatron's --moe-shared-expert-overlap
+  // runs beside the all-to-alls.
+  double shared_expert_forward = 0;
+  double shared_expert_backward = 0;
   // The GEMMs a TP collective can hide behind with Megatron's --tp-comm-overlap (forward
   // seconds): the all-gather feeds the first GEMM of each half (QKV, FC1) and the
   // reduce-scatter drains the last (the output projection, FC2). 0 where none (MoE experts).

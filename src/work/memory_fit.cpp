@@ -14,7 +14,7 @@ bool valid(const ModelSpec& m, const ParallelLayout& l, long micro, long global)
   if (l.tp < 1 || l.pp < 1 || l.dp < 1 || l.cp < 1) return false;
   if (m.is_transformer() && (m.heads % l.tp != 0 || l.pp > m.layers)) return false;
   if (!m.is_transformer() && (l.pp > 1 || l.cp > 1)) return false;
-  if (l.ep > 1 && l.dp % l.ep != 0) return false;
+  if (l.ep > 1 && l.gpus() % (l.expert_tp() * l.ep * l.pp) != 0) return false;  // MoE parallel folding
   if (global % (micro * l.dp) != 0) return false;
   const long micro_batches = global / (micro * l.dp);
   if (l.vpp > 1 && l.pp > 1 && micro_batches % l.pp != 0) return false;

@@ -58,18 +58,29 @@ RankOrder parse_rank_order(const std::string& text, const std::string& flag) {
 
 namespace {
 
-// Sizes of the five axes, with EP splitting DP into ep x (dp / ep).
+// Sizes of the five axes on one of Megatron's two grids: the attention grid (TP, CP, DP, PP;
+// EP 1) or the expert grid (ETP, EP, expert-DP, PP; CP 1), numbered in the same order.
 struct Coordinates {
-  std::array<long, 5> size{};  // by Axis, with dp meaning dp / ep (the expert-data part)
+  std::array<long, 5> size{};  // by Axis
 };
 
 Coordinates sizes(const ParallelLayout& l) {
   Coordinates c;
-  const long ep = std::max<long>(1, l.ep);
   c.size[static_cast<int>(Axis::tp)] = l.tp;
   c.size[static_cast<int>(Axis::cp)] = l.cp;
+  c.size[static_cast<int>(Axis::ep)] = 1;
+  c.size[static_cast<int>(Axis::dp)] = l.dp;
+  c.size[static_cast<int>(Axis::pp)] = l.pp;
+  return c;
+}
+
+Coordinates expert_sizes(const ParallelLayout& l) {
+  Coordinates c;
+  const long ep = std::max<long>(1, l.ep);
+  c.size[static_cast<int>(Axis::tp)] = l.expert_tp();
+  c.size[static_cast<int>(Axis::cp)] = 1;
   c.size[static_cast<int>(Axis::ep)] = ep;
-  c.size[static_cast<int>(Axis::dp)] = l.dp / ep;
+  c.size[static_cast<int>(Axis::dp)] = l.gpus() / (l.expert_tp() * ep * l.pp);
   c.size[static_cast<int>(Axis::pp)] = l.pp;
   return c;
 }
@@ -98,26 +109,36 @@ std::array<long, 5> index_of(const Coordinates& c, const RankOrder& o, long rank
 }  // namespace
 
 std::vector<long> group_of(const ParallelLayout& l, const RankOrder& order, Axis axis, long gpu) {
-  const Coordinates c = sizes(l);
+  const Coordinates c = axis == Axis::ep ? expert_sizes(l) : sizes(l);
   auto index = index_of(c, order, gpu);
   std::vector<long> out;
-  if (axis == Axis::dp) {
-    // The whole data-parallel group: every (ep, dp/ep) pair.
-    for (long e = 0; e < c.size[static_cast<int>(Axis::ep)]; ++e) {
-      for (long d = 0; d < c.size[static_cast<int>(Axis::dp)]; ++d) {
-        index[static_cast<int>(Axis::ep)] = e;
-        index[static_cast<int>(Axis::dp)] = d;
-        out.push_back(rank_of(c, order, index));
-      }
-    }
-  } else {
-    for (long i = 0; i < c.size[static_cast<int>(axis)]; ++i) {
-      index[static_cast<int>(axis)] = i;
-      out.push_back(rank_of(c, order, index));
-    }
+  for (long i = 0; i < c.size[static_cast<int>(axis)]; ++i) {
+    index[static_cast<int>(axis)] = i;
+    out.push_back(rank_of(c, order, index));
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+void check_expert_grid(const ParallelLayout& l, long experts) {
+  if (l.ep <= 1 && l.etp <= 0) return;
+  const long grid = l.expert_tp() * std::max<long>(1, l.ep) * l.pp;
+  if (l.gpus() % grid != 0) {
+    std::vector<long> fits;
+    for (long e = 2; e <= l.gpus() / (l.expert_tp() * l.pp) && fits.size() < 10; ++e)
+      if ((l.gpus() / l.pp) % (e * l.expert_tp()) == 0 && (experts <= 0 || experts % e == 0)) fits.push_back(e);
+    std::string list;
+    for (long e : fits) list += (list.empty() ? "" : ", ") + std::to_string(e);
+    throw InputError({}, "--ep",
+                     "ETP " + std::to_string(l.expert_tp()) + " x EP " + std::to_string(l.ep) + " x PP " +
+                         std::to_string(l.pp) + " = " + std::to_string(grid) + " does not divide the " +
+                         std::to_string(l.gpus()) + " GPUs",
+                     "an EP with ETP x EP dividing TP x CP x DP = " + std::to_string(l.gpus() / l.pp) +
+                         " (Megatron's MoE parallel folding)" + (list.empty() ? std::string() : ": " + list) +
+                         (l.expert_tp() > 1 ? "; or a smaller --etp (ETP 1 leaves the experts whole)" : ""));
+  }
+  // Megatron: "When not using pp-last rank ordering, the data parallel size of the attention and
+  // moe layers must be the same" - checked by the caller that knows the order.
 }
 
 std::vector<std::vector<long>> groups(const ParallelLayout& l, const RankOrder& order, Axis axis) {

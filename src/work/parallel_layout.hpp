@@ -8,17 +8,36 @@
 namespace gf::work {
 
 struct ParallelLayout {
-  long tp = 1;   // tensor parallel
-  long pp = 1;   // pipeline stages
-  long dp = 1;   // data parallel
-  long cp = 1;   // context parallel (the sequence split over ring attention)
-  long ep = 1;   // expert parallel, carved out of the data-parallel ranks as Megatron does
+  long tp = 1;  // tensor parallel
+  long pp = 1;  // pipeline stages
+  long dp = 1;  // data parallel
+  long cp = 1;  // context parallel (the sequence split over ring attention)
+  // Expert parallel. Megatron-Core's "MoE parallel folding" (Liu et al., arXiv:2504.14960;
+  // megatron/core/parallel_state.py `initialize_model_parallel`) numbers the expert layers' ranks
+  // on a grid of their own, ETP x EP x expert-DP x PP in the same order with CP folded away, so
+  // EP may span TP, CP and DP: ETP x EP x PP must divide the GPUs.
+  long ep = 1;
+  long etp = 0;  // expert tensor parallel (--expert-tensor-parallel-size); 0: TP, Megatron's default
   long vpp = 1;  // virtual stages per pipeline rank (interleaved schedule)
+  // How the layers are split over the stages when not evenly (pipeline_split.hpp).
+  struct StageSplit {
+    long first_stage_layers = 0;  // Megatron's --decoder-first-pipeline-num-layers; 0: not given
+    long last_stage_layers = 0;   // --decoder-last-pipeline-num-layers
+    bool account_for_embedding = false;
+    bool account_for_loss = false;
+    std::string layout;     // --pipeline-model-parallel-layout
+    bool balanced = false;  // torchtitan's split (as even as the layers go), not Megatron's
+  } split;
   bool sequence_parallel = false;
   bool tp_comm_overlap = false;   // Megatron's --tp-comm-overlap (with sequence parallelism)
   bool overlap_p2p_comm = false;  // Megatron's --overlap-p2p-communication (interleaved schedule)
   [[nodiscard]] long gpus() const { return tp * pp * dp * cp; }
+  [[nodiscard]] long expert_tp() const { return etp > 0 ? etp : tp; }
 };
+
+// Megatron's check on the expert grid: "world_size is not divisible by
+// expert_tensor_model_pipeline_parallel size". Throws InputError saying what would fit.
+void check_expert_grid(const ParallelLayout& l, long experts);
 
 enum class Axis { tp, cp, ep, dp, pp };
 const char* to_string(Axis a);

@@ -197,6 +197,12 @@ PipelineCost pipeline_closed_form(const PipelineShape& shape, double forward_s, 
   const double p = static_cast<double>(shape.stages);
   const double v = static_cast<double>(shape.chunks);
   const double m = static_cast<double>(shape.micro_batches);
+  if (shape.dualpipe) {
+    // (PP/2 - 1) x (F&B + B - 3W) with F&B = F + B and W = B / 2; the sends hide under the merged
+    // chunks ("both all-to-all and PP communication can be fully hidden").
+    c.bubble_s = std::max(0.0, p / 2 - 1) * (forward_s + backward_s / 2);
+    return c;
+  }
   c.bubble_s = (p - 1) * (forward_s + backward_s);
   // The transfers on the critical path of the graph above: with uniform stages and fixed
   // transfer times this count is exact (the graph is a longest-path problem whose path does not

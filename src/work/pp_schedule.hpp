@@ -29,6 +29,12 @@ struct PipelineShape {
   // Megatron's --overlap-p2p-communication (the interleaved schedule only): sends and receives
   // are posted ahead and waited for only by the op that needs the data; the sender goes on.
   bool overlap = false;
+  // DeepSeek's DualPipe (arXiv:2412.19437, Section 3.2.1, Table 2): micro-batches fed from both
+  // ends, each forward chunk merged with a backward chunk so that the sends hide under compute.
+  // Its bubble is (PP/2 - 1) x (F&B + B - 3W): F&B a merged forward-and-backward (F + B once the
+  // communication hides), W the weight-gradient half of the backward (the backward runs each GEMM
+  // twice, for the inputs and for the weights, so W = B / 2). The closed form only.
+  bool dualpipe = false;
 };
 
 struct PipelineOp {

@@ -14,6 +14,8 @@
 #include "work/fsdp_step.hpp"
 #include "work/gemm_comm_overlap.hpp"
 #include "work/layer_cost.hpp"
+#include "work/moe_overlap.hpp"
+#include "work/pipeline_split.hpp"
 #include "work/pointwise_traffic.hpp"
 #include "work/pp_schedule.hpp"
 
@@ -235,8 +237,33 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
   refuse(!m.is_transformer() && l.pp > 1, "--pp", "a generic model has no layers to stage", "--pp 1");
   refuse(!m.is_transformer() && l.cp > 1, "--cp", "a generic model has no sequence to split", "--cp 1");
   refuse(l.ep > 1 && !m.moe, "--ep", fmt::format("{} has no experts", m.name), "--ep 1 for a dense model");
-  refuse(l.ep > 1 && l.dp % l.ep != 0, "--ep", fmt::format("EP {} does not divide DP {}", l.ep, l.dp),
-         "an EP size dividing the data-parallel size (Megatron carves EP out of DP)");
+  // MoE parallel folding: the experts' own grid (parallel_layout.hpp).
+  refuse(l.etp > 0 && !m.moe, "--etp", fmt::format("{} has no experts", m.name), "no --etp for a dense model");
+  if (m.moe) check_expert_grid(l, m.moe->experts);
+  if (m.moe && l.ep > 1 && l.pp > 1 && o.order.inner_to_outer.back() != Axis::pp)
+    refuse(l.gpus() / (l.expert_tp() * l.ep * l.pp) != l.dp, "--order",
+           "with PP not outermost, Megatron needs the expert-data-parallel size equal to DP",
+           "an order ending in pp, or ETP x EP = TP x CP");
+  // The layers each stage holds, by Megatron-Core's rules (or refused with what would do).
+  const PipelineSplit split =
+      m.is_transformer() ? pipeline_split(split_request(m.layers, l)) : PipelineSplit{{0}, 1, 1};
+  const MoeOverlap moe_overlap = m.moe && l.ep > 1 ? o.moe_overlap : MoeOverlap::none;
+  if (m.moe && l.ep > 1) {
+    refuse(o.moe_overlap == MoeOverlap::ep_a2a && l.pp > 1 && l.vpp < 2, "--moe-overlap",
+           "ep-a2a merges micro-batches of the interleaved schedule, and --vpp is 1",
+           "--vpp 2 or more with --pp (Megatron: 'virtual_pipeline_model_parallel_size must be specified')");
+    refuse(o.moe_overlap == MoeOverlap::ep_a2a && o.memory.recompute == Recompute::full, "--moe-overlap",
+           "ep-a2a with full recomputation", "--recompute none|selective (Megatron refuses full with it)");
+    refuse(o.moe_overlap == MoeOverlap::dualpipe && l.pp % 2 != 0, "--moe-overlap",
+           fmt::format("DualPipe runs the pipeline from both ends, and PP {} is odd", l.pp),
+           "an even PP (DeepSeek-V3 report, Section 3.2.1)");
+    refuse(o.moe_overlap == MoeOverlap::dualpipe && l.vpp > 1, "--moe-overlap",
+           "DualPipe is its own schedule, not the interleaved one", "--vpp 1 with dualpipe");
+  } else {
+    refuse(o.moe_overlap != MoeOverlap::none && o.moe_overlap_given, "--moe-overlap",
+           "overlaps expert-parallel all-to-alls, and there are none (a dense model or --ep 1)",
+           "--ep 2 or more on an MoE model, or leave --moe-overlap out");
+  }
   refuse(l.ep > 1 && m.moe && m.moe->experts % l.ep != 0, "--ep",
          fmt::format("EP {} does not divide the {} experts", l.ep, m.moe ? m.moe->experts : 0),
          "an EP size dividing the experts");
@@ -267,6 +294,9 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
                      out.micro_batches, l.pp),
          "a global batch giving micro-batches per step (global / (micro-batch x DP)) divisible by PP, as Megatron-LM "
          "requires");
+  refuse(moe_overlap == MoeOverlap::dualpipe && out.micro_batches % 2 != 0, "--moe-overlap",
+         fmt::format("DualPipe feeds micro-batches from both ends, and there are {}", out.micro_batches),
+         "an even number of micro-batches per step (DeepSeek-V3 report, Section 3.2.1)");
   MemoryOptions mem = o.memory;
   mem.micro_batches = out.micro_batches;
   mem.gpus_per_node = t.gpus_per_node();
@@ -349,16 +379,24 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
     const double head_gemm = gemm_seconds(ctx, head_tokens, vocab_here, h);
     const double head_f = head_gemm + memory_seconds(ctx, head_tokens * vocab_here * loss.forward);
     const double head_b = 2 * head_gemm + memory_seconds(ctx, head_tokens * vocab_here * loss.backward);
-    // The stages split the layers evenly; the first holds the embedding, the last the output
-    // projection. The busiest of the two stands for every stage (1F1B runs at the pace of the
-    // slowest stage).
-    const long per_stage = (m.layers + l.pp - 1) / l.pp;
-    const double head_cost = head_f + head_b;
-    const double embed_cost = memory_seconds(ctx, tokens * h * 2);
-    const bool last_stage = l.pp > 1 && head_cost > embed_cost;
-    const long first_layer = last_stage ? m.layers - per_stage : 0;
-    for (long i = first_layer; i < first_layer + per_stage && i < m.layers; ++i) {
-      const bool moe = m.moe && i >= m.moe->dense_layers;
+    // The steady-state share of the micro-batches whose forward can run merged with another's
+    // backward (Megatron's ep-a2a overlap): all but the warm-up forwards.
+    const double paired = [&] {
+      const long chunks = std::max<long>(1, l.vpp);
+      const double total = static_cast<double>(out.micro_batches * chunks);
+      if (l.pp <= 1) return (total - 1) / total;
+      const long warm = warmup_forwards({l.pp, chunks, out.micro_batches, l.overlap_p2p_comm}, 0);
+      return std::max(0.0, total - static_cast<double>(warm)) / total;
+    }();
+    double a2a_sm_share = 0;
+    if (ep_group != nullptr && moe_overlap != MoeOverlap::none)
+      a2a_sm_share = sm_share(t, cache.collective(*ep_group, comm::Op::alltoall, 1 << 20, dtype).channels);
+    // One layer's entry in the step and what it adds to the breakdown per micro-batch.
+    struct Built {
+      LayerCost layer;
+      double tp_s = 0, cp_s = 0, ep_s = 0, params = 0;
+    };
+    auto build_layer = [&](bool moe) {
       const TransformerLayerCost c = transformer_layer_cost(m, l, mem, ctx, moe);
       double tp_s = tp_collective_s(c.tp_bytes);
       // With --tp-comm-overlap over NVLink the all-gather and reduce-scatter of each half run in
@@ -378,21 +416,74 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
       }
       const auto [cp_f, cp_b] = cp_exposed(c);
       const double a2a = dispatch_s(c);
-      layers.push_back({fmt::format("layer {}", i), c.attention_forward + c.ffn_forward + 2 * tp_s + cp_f + 2 * a2a,
-                        c.attention_backward + c.ffn_backward + 2 * tp_s + cp_b + 2 * a2a, c.gradient_bytes,
-                        2 * tp_s + cp_f + 2 * a2a, 2 * tp_s + cp_b + 2 * a2a});
-      const double mbs = static_cast<double>(out.micro_batches);
-      out.breakdown.tp_s += 4 * tp_s * mbs;
-      out.breakdown.cp_s += (cp_f + cp_b) * mbs;
-      out.breakdown.ep_s += 4 * a2a * mbs;
-      params_here += c.gradient_bytes / 4;
+      const MoeExposure x = exposed_all_to_all(
+          moe_overlap, {a2a, c.attention_forward + c.ffn_forward, c.shared_expert_forward},
+          {a2a, c.attention_backward + c.ffn_backward, c.shared_expert_backward}, paired, a2a_sm_share);
+      Built b;
+      b.layer = {"",
+                 c.attention_forward + c.ffn_forward + 2 * tp_s + cp_f + x.forward_s,
+                 c.attention_backward + c.ffn_backward + 2 * tp_s + cp_b + x.backward_s,
+                 c.gradient_bytes,
+                 2 * tp_s + cp_f + x.forward_s,
+                 2 * tp_s + cp_b + x.backward_s};
+      b.tp_s = 4 * tp_s;
+      b.cp_s = cp_f + cp_b;
+      b.ep_s = x.forward_s + x.backward_s;
+      b.params = c.gradient_bytes / 4;
+      return b;
+    };
+    const Built dense = build_layer(false);
+    const Built expert = m.moe ? build_layer(true) : dense;
+    auto is_moe = [&](long i) { return m.moe && i >= m.moe->dense_layers; };
+    // The stage with the most work paces the pipeline (1F1B runs at the pace of the slowest
+    // stage): every stage's layers (pipeline_split.hpp) with the embedding on the first and the
+    // output projection and loss on the last.
+    const double head_cost = head_f + head_b;
+    const double embed_cost = memory_seconds(ctx, tokens * h * 2);
+    long slowest = 0;
+    double slowest_s = -1;
+    for (long st = 0; st < l.pp; ++st) {
+      double cost = (st == 0 ? embed_cost : 0.0) + (st == l.pp - 1 ? head_cost : 0.0);
+      for (const long i : split.stage_layers(st)) {
+        const auto& b = is_moe(i) ? expert.layer : dense.layer;
+        cost += b.forward_s + b.backward_s;
+      }
+      if (cost > slowest_s) {
+        slowest_s = cost;
+        slowest = st;
+      }
     }
+    const bool last_stage = l.pp > 1 && slowest == l.pp - 1;
+    const bool first_stage = slowest == 0;
+    for (const long i : split.stage_layers(slowest)) {
+      const Built& b = is_moe(i) ? expert : dense;
+      layers.push_back(b.layer);
+      layers.back().name = fmt::format("layer {}", i);
+      const double mbs = static_cast<double>(out.micro_batches);
+      out.breakdown.tp_s += b.tp_s * mbs;
+      out.breakdown.cp_s += b.cp_s * mbs;
+      out.breakdown.ep_s += b.ep_s * mbs;
+      params_here += b.params;
+    }
+    if (l.pp > 1 && (split.most_layers() * l.pp != m.layers || split.vpp > 1))
+      out.assumptions.push_back(
+          fmt::format("pipeline stages hold {} layers (stage {} is the slowest and paces the "
+                      "pipeline{})",
+                      stage_summary(split), slowest, l.split.layout.empty() ? "" : ", layout " + l.split.layout));
+    if (moe_overlap != MoeOverlap::none)
+      out.assumptions.push_back(fmt::format(
+          "MoE all-to-alls overlapped ({}){}; hidden all-to-alls hold {:.0f}% of the SMs", to_string(moe_overlap),
+          moe_overlap == MoeOverlap::ep_a2a
+              ? fmt::format(": {:.0f}% of the micro-batches run merged with another's backward", 100 * paired)
+          : moe_overlap == MoeOverlap::dualpipe ? ": every forward chunk merged with a backward chunk (DualPipe)"
+                                                : ": the shared experts run beside dispatch and combine",
+          100 * a2a_sm_share));
     const double vocab_params = static_cast<double>(m.vocab) * h / static_cast<double>(l.tp);
     if (l.pp == 1 || last_stage) {
       layers.push_back({"output", head_f, head_b, vocab_params * (m.tied_embeddings ? 0 : 4)});
       params_here += vocab_params;
     }
-    if (l.pp == 1 || !last_stage) {
+    if (l.pp == 1 || first_stage) {
       layers.insert(layers.begin(), LayerCost{"embedding", embed_cost, 0, vocab_params * 4});
       params_here += vocab_params;
     }
@@ -550,7 +641,8 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
     backward_micro += layer.backward_s;
   }
   const long chunks = std::max<long>(1, l.vpp);
-  const PipelineShape pipe{l.pp, chunks, out.micro_batches, l.overlap_p2p_comm};
+  PipelineShape pipe{l.pp, chunks, out.micro_batches, l.overlap_p2p_comm};
+  pipe.dualpipe = moe_overlap == MoeOverlap::dualpipe;
   const double chunk_forward = forward_micro / static_cast<double>(chunks);
   const double chunk_backward = backward_micro / static_cast<double>(chunks);
   const PipelineCost pcost = pipeline_closed_form(pipe, chunk_forward, chunk_backward, pp_p2p_s);

@@ -20,6 +20,7 @@
 #include "work/ddp_step.hpp"
 #include "work/memory_fit.hpp"
 #include "work/model_spec.hpp"
+#include "work/moe_overlap.hpp"
 #include "work/parallel_layout.hpp"
 #include "work/pipeline.hpp"
 #include "work/training_context.hpp"
@@ -41,6 +42,9 @@ struct TrainOptions {
   // the closed-form schedule is tested against) instead of the closed form.
   bool full_graph = false;
   bool record_timeline = false;  // fill TrainResult::timeline (for --trace)
+  // How the MoE all-to-alls overlap compute (moe_overlap.hpp); the default is Megatron-Core's.
+  MoeOverlap moe_overlap = MoeOverlap::none;
+  bool moe_overlap_given = false;  // asked for by the user (refused where there is nothing to overlap)
   // Another job on the GPUs this one leaves free (gpus < the cluster's), running this
   // collective of this size back to back: its traffic shares the NICs' uplinks and the fabric
   // with the data-parallel reductions. Unset when `background_bytes` is 0.

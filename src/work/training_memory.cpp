@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "work/pipeline_split.hpp"
+
 namespace gf::work {
 
 const char* to_string(Kernels k) { return k == Kernels::eager ? "eager" : "fused"; }
@@ -152,17 +154,25 @@ MemoryBreakdown training_memory(const ModelSpec& m, const ParallelLayout& l, con
     out.optimizer = params.total * bytes.optimizer;
     out.activations = m.activation_bytes_per_sample * d(o.micro_batch);
   } else {
-    // Stage by stage: layers split evenly, the embedding on the first stage and the output
-    // projection on the last (both split over TP by vocabulary).
-    const long layers_per_stage = (m.layers + l.pp - 1) / l.pp;
-    const double ep = d(std::max<long>(1, l.ep));
+    // Stage by stage: the layers as Megatron-Core splits them (pipeline_split.hpp; where the
+    // layout is one it refuses, evenly, for the planner's estimate), the embedding on the first
+    // stage and the output projection on the last (both split over TP by vocabulary).
+    const auto request = split_request(m.layers, l);
+    PipelineSplit split;
+    if (pipeline_split_valid(request)) {
+      split = pipeline_split(request);
+    } else {
+      split.pp = l.pp;
+      for (long st = 0; st < l.pp; ++st)
+        split.virtual_layers.push_back(
+            std::min((m.layers + l.pp - 1) / l.pp, std::max<long>(0, m.layers - st * ((m.layers + l.pp - 1) / l.pp))));
+    }
+    const double ep = d(std::max<long>(1, l.ep)) * d(l.expert_tp()) / tp;  // experts over EP x ETP
     double worst = -1;
     for (long st = 0; st < l.pp; ++st) {
-      const long first = st * layers_per_stage;
-      const long last = std::min(m.layers, first + layers_per_stage);
       double held = 0;  // parameters on one GPU of this stage
       double act = 0;
-      for (long layer = first; layer < last; ++layer) {
+      for (const long layer : split.stage_layers(st)) {
         const bool moe = m.moe && layer >= m.moe->dense_layers;
         if (moe) {
           // Experts split over EP (then TP inside an expert), the rest over TP.
