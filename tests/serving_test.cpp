@@ -497,8 +497,8 @@ TEST(ServingMig, SlicesHaveTheirLgipSms) {
   three.mig = "3g.40gb";
   ReplicaSpec four = replica(1);
   four.mig = "4g.40gb";
-  const InferenceCost c3(ctx, m, three, {0});
-  const InferenceCost c4(ctx, m, four, {0});
+  InferenceCost c3(ctx, m, three, {0});
+  InferenceCost c4(ctx, m, four, {0});
   IterationWork prefill;
   prefill.prefill_tokens = 8192;
   prefill.prefill_sequences = 1;

@@ -512,7 +512,7 @@ std::string TrainOptions::run() const {
   out += fmt::format("samples/s          {:.4g}\n", r.samples_per_s);
   out += fmt::format("TFLOP/s per GPU    {:.1f} model, {:.1f} hardware (MFU {:.1f}%, HFU {:.1f}%)\n",
                      r.model_tflops_per_gpu, r.hardware_tflops_per_gpu, 100 * r.mfu, 100 * r.hfu);
-  out += fmt::format("memory per GPU     {:.1f} GiB of {:.0f} GiB{}\n", r.memory.total / (1024.0 * 1024 * 1024),
+  out += fmt::format("memory per GPU     {:.1f} GiB of {:.1f} GiB{}\n", r.memory.total / (1024.0 * 1024 * 1024),
                      r.gpu_memory / (1024.0 * 1024 * 1024),
                      r.fits ? std::string()
                             : fmt::format("  (does not fit: {:.1f} GiB over)",
