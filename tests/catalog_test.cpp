@@ -147,5 +147,32 @@ TEST(Catalog, UnknownNameListsValidOnes) {
   EXPECT_NE(msg.find("valid:"), std::string::npos) << msg;
 }
 
+// GPU memory is what nvidia-smi reports, cited per GPU, not the product name's GB read as 10^9
+// bytes; a figure derived without a public output says so; a file without memory_MiB reads its
+// memory_GB as GiB (a product's "80GB" is 80 GiB of DRAM) and is flagged as an estimate.
+TEST(Catalog, GpuMemoryIsWhatNvidiaSmiReports) {
+  const hw::Catalog builtin = hw::Catalog::builtin();
+  constexpr double kMiB = 1024.0 * 1024;
+  EXPECT_DOUBLE_EQ(builtin.gpu("h100-sxm5").memory.value(), 81559 * kMiB);
+  EXPECT_DOUBLE_EQ(builtin.gpu("h100-sxm5").nominal_memory.value(), 80e9);
+  EXPECT_DOUBLE_EQ(builtin.gpu("a100-sxm4-80gb").memory.value(), 81920 * kMiB);
+  EXPECT_DOUBLE_EQ(builtin.gpu("h200-sxm").memory.value(), 143771 * kMiB);
+  for (const auto& [name, g] : builtin.gpus()) {
+    SCOPED_TRACE(name);
+    EXPECT_FALSE(g.memory_source.empty());
+    // The driver keeps a little of the nominal GiB: under 1% on HBM boards, 1/16 on GDDR6 boards
+    // with ECC on (A10, L4, L40S print 93.7%).
+    const double nominal_GiB = g.nominal_memory.value() / 1e9 * 1024 * kMiB;
+    EXPECT_GT(g.memory.value(), 0.93 * nominal_GiB);
+    EXPECT_LE(g.memory.value(), 1.03 * nominal_GiB);
+  }
+  EXPECT_TRUE(builtin.gpu("h100-sxm5-96gb-500w").memory_estimated);
+  EXPECT_FALSE(builtin.gpu("h100-sxm5").memory_estimated);
+  hw::Catalog c = hw::Catalog::builtin();
+  c.load_directory(gf::test::data_file("catalog_override"));
+  EXPECT_DOUBLE_EQ(c.gpu("h100-sxm5").memory.value(), 80 * 1024 * kMiB);
+  EXPECT_TRUE(c.gpu("h100-sxm5").memory_estimated);
+}
+
 }  // namespace
 }  // namespace gf

@@ -17,6 +17,8 @@
 #include "sched/trace_reader.hpp"
 #include "scratch_dir.hpp"
 #include "test_support.hpp"
+#include "work/compute_efficiency.hpp"
+#include "work/mig_profile.hpp"
 
 using namespace gf;
 using namespace gf::sched;
@@ -498,4 +500,31 @@ TEST(Schedule, MigRequestsThatARecutWouldPlaceAreNamed) {
   EXPECT_GE(r.jobs[5].start, 1000);  // it waits for the long 1g instances
   EXPECT_NE(r.jobs[5].reconfigure.find("re-created"), std::string::npos) << r.jobs[5].reconfigure;
   EXPECT_EQ(r.metrics.mig_recut, 1);
+}
+
+// Every MIG profile's SMs and memory are -lgip's: no more SMs than the GPU has, more with more
+// compute slices, never more memory than the GPU reports, and the whole-GPU profile below the
+// GPU itself (MIG mode keeps some of both: A100's 7g has 98 of 108 SMs).
+TEST(MigProfiles, SmsAndMemoryAreLgipsWithinTheGpu) {
+  const auto& catalog = gf::test::catalog();
+  const auto& eff = work::ComputeEfficiency::builtin();
+  for (const std::string& gpu : mig_gpus()) {
+    const auto& spec = catalog.gpu(gpu);
+    const int gpu_sms = eff.sm_count(spec);
+    const MigTable* table = mig_table(gpu);
+    ASSERT_NE(table, nullptr);
+    int last_slices = 0;
+    int last_sms = 0;
+    for (const auto& slots : table->profiles) {
+      const work::MigProfile p = work::mig_profile(spec, slots.name);
+      EXPECT_GT(p.sms, 0) << gpu << " " << p.name;
+      if (gpu_sms > 0) EXPECT_LE(p.sms, gpu_sms) << gpu << " " << p.name;
+      EXPECT_LT(p.memory_bytes, spec.memory.value()) << gpu << " " << p.name;
+      if (slots.compute_slices > last_slices) EXPECT_GT(p.sms, last_sms) << gpu << " " << p.name;
+      last_slices = slots.compute_slices;
+      last_sms = p.sms;
+    }
+  }
+  const auto& a100 = catalog.gpu("a100-sxm4-80gb");
+  EXPECT_EQ(work::mig_profile(a100, "7g.80gb").sms, 98);
 }

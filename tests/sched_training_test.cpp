@@ -242,7 +242,7 @@ TEST_F(TrainingRuntimeTest, ImpossibleLayoutsAreInputErrorsAtTheJobsLine) {
   // 70B parameters with their gradients and Adam states on one GPU.
   const std::string memory = error(training_job("a", "llama2-70b", 1, 1, 1));
   EXPECT_NE(memory.find("model:"), std::string::npos);
-  EXPECT_NE(memory.find("GB per GPU"), std::string::npos);
+  EXPECT_NE(memory.find("GiB per GPU"), std::string::npos);  // GiB, as nvidia-smi counts the GPU's memory
 }
 
 TEST_F(TrainingRuntimeTest, JobsTooLargeForTheClusterKeepNoDuration) {

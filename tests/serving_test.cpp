@@ -465,3 +465,48 @@ TEST(ServingMig, InstancesHaveTheirSliceOfTheGpu) {
   EXPECT_EQ(j["replicas"].get<long>(), 7);
   EXPECT_EQ(j["gpus"].get<long>(), 1);
 }
+
+// GPU memory is what nvidia-smi reports (81559 MiB on an H100 SXM, 79.6 GiB), not 80 x 10^9
+// bytes (74.5 GiB): Llama 3.1 70B in fp8 then fits on one H100 with room for its KV cache, as
+// vLLM runs it.
+TEST(ServingMemory, Llama70bFp8FitsOneH100) {
+  const auto t = gf::test::preset("dgx-h100");
+  EXPECT_DOUBLE_EQ(t.gpu_spec().memory.value(), 81559.0 * 1024 * 1024);
+  TrainingContext ctx(t);
+  ReplicaSpec r = replica(1, WeightFormat::fp8);
+  const InferenceCost c(ctx, library_model("llama3.1-70b"), r, {0});
+  // 80 layers x 8 KV heads x 128 x K and V x 2 bytes = 320 KiB a token; at least a few
+  // thousand tokens fit beside 67.7 GiB of weights.
+  EXPECT_GT(c.kv_capacity_tokens(), 4000);
+  const auto j = serve({"--preset", "dgx-h100", "--model", "llama3.1-70b", "--tp", "1", "--precision", "fp8",
+                        "--offline", "16", "--isl", "512", "--osl", "64"});
+  EXPECT_FALSE(j.empty());
+}
+
+// A MIG instance has the SMs `nvidia-smi mig -lgip` gives it: on H100 the 3g.40gb has 60 and the
+// 4g.40gb 64 of 132 (not 3/7 and 4/7), on the same four memory slices, so a compute-bound
+// prefill on the 4g instance is 64/60 as fast as on the 3g one, not 4/3.
+TEST(ServingMig, SlicesHaveTheirLgipSms) {
+  const auto t = gf::test::preset("dgx-h100");
+  EXPECT_EQ(mig_profile(t.gpu_spec(), "3g.40gb").sms, 60);
+  EXPECT_EQ(mig_profile(t.gpu_spec(), "4g.40gb").sms, 64);
+  EXPECT_NEAR(mig_profile(t.gpu_spec(), "7g.80gb").memory_bytes, 79.25 * 1024 * 1024 * 1024, 1);
+  TrainingContext ctx(t);
+  const ModelSpec m = library_model("llama3.1-8b");
+  ReplicaSpec three = replica(1);
+  three.mig = "3g.40gb";
+  ReplicaSpec four = replica(1);
+  four.mig = "4g.40gb";
+  InferenceCost c3(ctx, m, three, {0});
+  InferenceCost c4(ctx, m, four, {0});
+  IterationWork prefill;
+  prefill.prefill_tokens = 8192;
+  prefill.prefill_sequences = 1;
+  const double ratio = c3.iteration(prefill).seconds / c4.iteration(prefill).seconds;
+  EXPECT_GT(ratio, 1.0);
+  EXPECT_LT(ratio, 1.2);
+  // Estimated profiles say so (H100 PCIe's beyond 1g have no public -lgip output).
+  const auto pcie = gf::test::catalog().gpu("h100-pcie");
+  EXPECT_FALSE(mig_profile(pcie, "1g.10gb").estimated);
+  EXPECT_TRUE(mig_profile(pcie, "3g.40gb").estimated);
+}

@@ -129,6 +129,47 @@ TEST(TrainingMemory, ZeroStagesMatchThePaper) {
   EXPECT_NEAR(training_memory(m, l, o).bytes_per_param, 18.0, 1e-9);
   o.distributed_optimizer = true;
   EXPECT_NEAR(training_memory(m, l, o).bytes_per_param, 6.0 + 12.0 / 64, 1e-9);
+  // Megatron's table for fp16 with its distributed optimizer: 4 + 16/d (the fp32 gradient copy is
+  // sharded with the optimizer state); fp32: 8 + 8/d.
+  o.precision = Precision::fp16;
+  EXPECT_NEAR(training_memory(m, l, o).bytes_per_param, 4.0 + 16.0 / 64, 1e-9);
+  o.precision = Precision::fp32;
+  EXPECT_NEAR(training_memory(m, l, o).bytes_per_param, 8.0 + 8.0 / 64, 1e-9);
+}
+
+// The breakdown's terms: bf16 Megatron keeps its fp32 main gradients as their own term (4 bytes
+// a parameter, no 16-bit gradient); ZeRO keeps 16-bit gradients and none; NCCL's buffers are one
+// ring connection per channel per communicator of NCCL's default Simple, LL and LL128 sizes;
+// fragmentation is its fraction of the rest; the total is their sum.
+TEST(TrainingMemory, BreakdownTermsFollowTheirRules) {
+  ModelSpec m;
+  m.kind = ModelKind::generic;
+  m.params = 1e9;
+  m.activation_bytes_per_sample = 1e6;
+  ParallelLayout l;
+  l.dp = 8;
+  MemoryOptions o;
+  o.precision = Precision::bf16;
+  o.bucket_bytes = 0;
+  const auto bf16 = training_memory(m, l, o);
+  EXPECT_NEAR(bf16.main_gradients, 4e9, 1);
+  EXPECT_EQ(bf16.gradients, 0);
+  const double per_channel = 4.0 * 1024 * 1024 + 8.0 * 512 * 8 * 16 + 120.0 * 640 * 8 * 8;
+  EXPECT_NEAR(bf16.nccl_buffers, 32 * per_channel, 1);  // one communicator (DP), 32 channels
+  EXPECT_NEAR(bf16.buffers, bf16.nccl_buffers, 1);
+  const double rest =
+      bf16.weights + bf16.gradients + bf16.main_gradients + bf16.optimizer + bf16.activations + bf16.buffers;
+  EXPECT_NEAR(bf16.fragmentation, 0.10 * rest, 1);
+  EXPECT_NEAR(bf16.total, rest + bf16.fragmentation, 1);
+  o.sharding = Sharding::zero1;
+  const auto zero = training_memory(m, l, o);
+  EXPECT_NEAR(zero.gradients, 2e9, 1);
+  EXPECT_EQ(zero.main_gradients, 0);
+  // One rank alone opens no communicator.
+  l.dp = 1;
+  EXPECT_EQ(training_memory(m, l, o).nccl_buffers, 0);
+  EXPECT_EQ(nccl_buffer_bytes(1, 32), 0);
+  EXPECT_NEAR(nccl_buffer_bytes(2, 16), 16 * per_channel, 1);
 }
 
 // Korthikanti et al. 2022, Section 4: bytes per layer for s b h with t-way tensor parallelism.

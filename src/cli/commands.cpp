@@ -68,21 +68,28 @@ std::string catalog_output(const hw::Catalog& c, const std::string& format) {
   std::string out;
   const auto L = TextTable::Align::left;
   {
-    TextTable t({"gpu", "memory GB", "mem GB/s", "bf16 TFLOPS", "NVLink", "PCIe", "TDP W", "MIG", "source"},
-                {L, TextTable::Align::right, TextTable::Align::right, TextTable::Align::right, L, L,
-                 TextTable::Align::right, L, L});
+    TextTable t(
+        {"gpu", "memory GB", "nvidia-smi MiB", "mem GB/s", "bf16 TFLOPS", "NVLink", "PCIe", "TDP W", "MIG", "source"},
+        {L, TextTable::Align::right, TextTable::Align::right, TextTable::Align::right, TextTable::Align::right, L, L,
+         TextTable::Align::right, L, L});
     for (const auto& [name, g] : c.gpus()) {
       const auto bf16 = g.tflops_dense.find("bf16");
       std::string nv = "-";
       if (g.nvlink)
         nv = (g.nvlink->generation == 0 ? "xGMI" : "NVLink" + std::to_string(g.nvlink->generation)) + " x" +
              std::to_string(g.nvlink->links);
-      t.add_row({name, fmt::format("{:g}", in_GB(g.memory)), fmt::format("{:g}", in_GBps(g.memory_bandwidth)),
+      const std::string mib =
+          fmt::format("{:.0f}{}", g.memory.value() / (1024.0 * 1024), g.memory_estimated ? " (est.)" : "");
+      t.add_row({name, fmt::format("{:g}", in_GB(g.nominal_memory)), mib,
+                 fmt::format("{:g}", in_GBps(g.memory_bandwidth)),
                  bf16 == g.tflops_dense.end() ? "-" : fmt::format("{:g}", bf16->second), nv,
                  fmt::format("Gen{} x{}", g.pcie.generation, g.pcie.lanes), fmt::format("{:g}", g.tdp.value()),
                  g.mig_supported ? std::to_string(g.mig_max_instances) : "-", g.source});
       j["gpus"].push_back({{"name", name},
-                           {"memory_GB", in_GB(g.memory)},
+                           {"memory_GB", in_GB(g.nominal_memory)},
+                           {"memory_MiB", g.memory.value() / (1024.0 * 1024)},
+                           {"memory_MiB_estimate", g.memory_estimated},
+                           {"memory_MiB_source", g.memory_source},
                            {"memory_bandwidth_GBps", in_GBps(g.memory_bandwidth)},
                            {"tflops_dense", g.tflops_dense},
                            {"tdp_W", g.tdp.value()},

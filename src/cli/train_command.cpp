@@ -17,6 +17,7 @@
 #include "probe/profile_json.hpp"
 #include "report/chrome_trace.hpp"
 #include "report/generalisation_report.hpp"
+#include "report/memory_breakdown.hpp"
 #include "report/table.hpp"
 #include "topo/topology.hpp"
 #include "validate/error_classes.hpp"
@@ -43,7 +44,8 @@ void TrainOptions::add_to(CLI::App& app) {
   app.add_option("--kv-heads", kv_heads, "Key/value heads (GQA; default: --heads)");
   app.add_option("--ffn", ffn, "FFN width (default: 4 x hidden)");
   app.add_flag("--gated-ffn", gated_ffn, "Gated FFN (SwiGLU)");
-  app.add_option("--seq", seq, "Sequence length");
+  app.add_option("--seq", seq,
+                 "Sequence length (with --model or --model-file: trains at this length instead of the model's)");
   app.add_option("--vocab", vocab, "Vocabulary size");
   app.add_option("--experts", experts, "MoE experts (with --top-k)");
   app.add_option("--top-k", top_k, "Experts per token");
@@ -81,7 +83,8 @@ void TrainOptions::add_to(CLI::App& app) {
                "--sequence-parallel)");
   app.add_option("--micro-batch", micro_batch, "Sequences (samples) per micro-batch");
   app.add_option("--global-batch", global_batch,
-                 "Sequences per step, 1 or more (default: micro-batch x DP; gradient accumulation follows)");
+                 "Sequences per step of the headline run, 1 or more (default: the model's published batch, rounded to "
+                 "whole micro-batches per DP rank, else micro-batch x DP; gradient accumulation follows)");
   app.add_option("--recompute", recompute,
                  "none | selective (Megatron's: the attention core) | selective-op (torchtitan's per-op policy: "
                  "element-wise kernels and every other matmul) | full");
@@ -111,7 +114,10 @@ void TrainOptions::add_to(CLI::App& app) {
   app.add_option("--head-tokens", head_tokens,
                  "Share of the tokens the output head and the loss run on, in (0, 1]: 1 for a language model; "
                  "0.15 for BERT pre-training that gathers the masked positions first (NVIDIA's BERT)");
-  app.add_option("--scale", scale, "Node counts for a scaling curve, e.g. 1,2,4,16");
+  app.add_option(
+      "--scale", scale,
+      "Node counts for a scaling curve, e.g. 1,2,4,16; the headline is the --nodes (or preset) run, else the "
+      "largest");
   app.add_option("--scaling", scaling, "With --scale: weak (global batch per GPU kept) | strong (global batch kept)");
   app.add_option("--format", format, "table | json");
   app.add_option("--background", background,
@@ -141,16 +147,30 @@ work::ModelSpec model_of(const TrainOptions& o) {
     throw InputError({}, "--model", given == 0 ? "no model given" : "give one of --model, --model-file, --layers",
                      "--model NAME (--list), --model-file FILE, or --layers --hidden --heads --seq --vocab");
   if (o.layers.empty()) {
+    // --seq is the one architecture flag a library model or file takes: the sequence a run trains
+    // at is the user's choice (up to the model's context); the rest define the model.
     const std::pair<const char*, const std::string*> arch[] = {
-        {"--hidden", &o.hidden}, {"--heads", &o.heads}, {"--kv-heads", &o.kv_heads}, {"--ffn", &o.ffn},
-        {"--seq", &o.seq},       {"--vocab", &o.vocab}, {"--experts", &o.experts},   {"--top-k", &o.top_k}};
+        {"--hidden", &o.hidden}, {"--heads", &o.heads},     {"--kv-heads", &o.kv_heads}, {"--ffn", &o.ffn},
+        {"--vocab", &o.vocab},   {"--experts", &o.experts}, {"--top-k", &o.top_k}};
     for (const auto& [flag, value] : arch)
       if (!value->empty())
         throw InputError({}, flag, "an architecture flag beside --model or --model-file",
                          "a library model or file as it is, or the whole architecture from --layers on");
   }
-  if (!o.model.empty()) return work::library_model(o.model);
-  if (!o.model_file.empty()) return work::model_from_file(o.model_file);
+  if (!o.model.empty() || !o.model_file.empty()) {
+    work::ModelSpec m = o.model.empty() ? work::model_from_file(o.model_file) : work::library_model(o.model);
+    if (!o.seq.empty()) {
+      if (!m.is_transformer())
+        throw InputError({}, "--seq", m.name + " is not a transformer: it has no sequence length",
+                         "--seq with a transformer model");
+      m.seq = parse_whole("--seq", o.seq, 1, 1L << 24);
+      if (m.max_context > 0 && m.seq > m.max_context)
+        throw InputError({}, "--seq", fmt::format("{} tokens, beyond {}'s context", m.seq, m.name),
+                         fmt::format("1 to {} (the model's {})", m.max_context,
+                                     m.learned_positions ? "position table" : "max_context"));
+    }
+    return m;
+  }
   work::ModelSpec m;
   m.name = "custom";
   m.layers = parse_whole("--layers", o.layers, 1, 100000);
@@ -208,6 +228,13 @@ struct Point {
   long nodes = 0;
   work::TrainResult r;
 };
+
+// The nearest global batch at or above `batch` that Megatron accepts for the layout: whole
+// micro-batches on every DP rank, in groups of PP under the interleaved schedule.
+long batch_multiple(long batch, const work::ParallelLayout& l, const work::MemoryOptions& memory) {
+  const long unit = memory.micro_batch * l.dp * (l.vpp > 1 && l.pp > 1 ? l.pp : 1);
+  return std::max(1L, (batch + unit - 1) / unit) * unit;
+}
 
 }  // namespace
 
@@ -364,6 +391,7 @@ std::string TrainOptions::run() const {
     for (const auto& n : split_list(scale)) node_counts.push_back(parse_whole("--scale", n, 1, 1 << 20));
   std::vector<Point> points;
   long base_dp = 0;
+  const long asked_batch = global > 0 ? global : m.global_batch;
   std::string cluster_header;  // the first evaluation's cluster, with what its overrides changed
   std::string gpu_name;        // its GPU, for the error band
   auto evaluate = [&](const std::string& nodes_text) {
@@ -391,16 +419,40 @@ std::string TrainOptions::run() const {
     const long auto_dp = used / model_parallel;
     oo.layout.dp = dp.empty() || !nodes_text.empty() ? auto_dp : parse_whole("--dp", dp, 1, 1L << 24);
     if (base_dp == 0) base_dp = oo.layout.dp;
-    oo.global_batch = global;
-    if (!nodes_text.empty() && global > 0 && scaling == "weak") oo.global_batch = global / base_dp * oo.layout.dp;
+    // --global-batch, or the model's published one, is the headline run's; weak scaling keeps its
+    // batch per GPU at the other node counts.
+    oo.global_batch = asked_batch;
+    if (!nodes_text.empty() && asked_batch > 0 && scaling == "weak")
+      oo.global_batch = asked_batch / base_dp * oo.layout.dp;
+    if (global == 0 && oo.global_batch > 0) oo.global_batch = batch_multiple(oo.global_batch, oo.layout, o.memory);
+    if (oo.global_batch == 0) oo.global_batch = o.memory.micro_batch * oo.layout.dp;
     return std::pair{t.gpu_count(), work::train_step(t, m, oo)};
   };
+  std::size_t headline = 0;
   if (node_counts.empty()) {
     points.push_back({0, evaluate("").second});
   } else {
-    for (const long n : node_counts) points.push_back({n, evaluate(std::to_string(n)).second});
+    // The headline is the run --nodes (or the preset) describes; without it in the list, the largest.
+    const long asked_nodes = cluster.load_spec(catalog).nodes;
+    headline = node_counts.size() - 1;
+    for (std::size_t i = 0; i < node_counts.size(); ++i)
+      if (node_counts[i] == asked_nodes) headline = i;
+    points.resize(node_counts.size());
+    points[headline] = {node_counts[headline], evaluate(std::to_string(node_counts[headline])).second};
+    for (std::size_t i = 0; i < node_counts.size(); ++i)
+      if (i != headline) points[i] = {node_counts[i], evaluate(std::to_string(node_counts[i])).second};
   }
-  const auto& r = points.front().r;
+  const auto& r = points[headline].r;
+  const std::string batch_line =
+      global > 0 ? fmt::format("{} sequences per step (--global-batch)", r.global_batch)
+      : m.global_batch > 0
+          ? fmt::format("{} sequences per step ({}'s published batch{}: {})", r.global_batch, m.name,
+                        r.global_batch != m.global_batch
+                            ? fmt::format(" {}, rounded to whole micro-batches per DP rank", m.global_batch)
+                            : std::string(),
+                        m.global_batch_source)
+          : fmt::format("{} sequences per step (micro-batch x DP: no published batch for {}; give --global-batch)",
+                        r.global_batch, m.name);
   const auto params = work::count_parameters(m);
   // How far held-out public runs of this GPU family and model class fell from the model: the band
   // is of throughput, so the step time moves the other way.
@@ -428,8 +480,14 @@ std::string TrainOptions::run() const {
     j["model_tflops_per_gpu"] = r.model_tflops_per_gpu;
     j["mfu"] = r.mfu;
     j["hfu"] = r.hfu;
+    j["global_batch"] = r.global_batch;
+    j["global_batch_from"] = batch_line;
     j["memory_per_gpu_GiB"] = r.memory.total / (1024.0 * 1024 * 1024);
+    j["gpu_memory_GiB"] = r.gpu_memory / (1024.0 * 1024 * 1024);
+    j["memory"] = report::memory_json(r.memory);
     j["fits"] = r.fits;
+    // A layout that does not fit never runs: its step time is what it would be with the memory.
+    j["hypothetical"] = !r.fits;
     if (!r.fits) {
       j["memory_over_GiB"] = (r.memory.total - r.gpu_memory) / (1024.0 * 1024 * 1024);
       nlohmann::json f = nlohmann::json::array();
@@ -451,11 +509,14 @@ std::string TrainOptions::run() const {
     j["assumptions"] = r.assumptions;
     if (!node_counts.empty()) {
       nlohmann::json s = nlohmann::json::array();
+      j["headline_nodes"] = points[headline].nodes;
       for (const auto& p : points) {
         const double speedup = p.r.samples_per_s / points.front().r.samples_per_s;
         const double gpus_ratio = static_cast<double>(p.r.gpus) / static_cast<double>(points.front().r.gpus);
         s.push_back({{"nodes", p.nodes},
                      {"gpus", p.r.gpus},
+                     {"global_batch", p.r.global_batch},
+                     {"fits", p.r.fits},
                      {"step_time_s", p.r.step_s},
                      {"tokens_per_s", p.r.tokens_per_s},
                      {"samples_per_s", p.r.samples_per_s},
@@ -466,7 +527,13 @@ std::string TrainOptions::run() const {
     }
     return j.dump(2) + "\n";
   }
-  std::string out = cluster_header;
+  std::string out;
+  if (!r.fits)
+    out += fmt::format(
+        "DOES NOT FIT: {:.1f} GiB per GPU needed, the GPU has {:.1f} GiB (nvidia-smi); every figure below is "
+        "hypothetical\n",
+        r.memory.total / (1024.0 * 1024 * 1024), r.gpu_memory / (1024.0 * 1024 * 1024));
+  out += cluster_header;
   out += fmt::format("# model: {} ({:.3g}B parameters{}), {} precision, micro-batch {}, {} micro-batches per step\n",
                      m.name, params.total / 1e9,
                      m.moe ? fmt::format(", {:.3g}B active", params.active / 1e9) : std::string(), precision,
@@ -478,15 +545,17 @@ std::string TrainOptions::run() const {
       r.gpus / (o.layout.tp * o.layout.pp * o.layout.cp), o.layout.cp, r.gpus,
       o.layout.ep > 1 ? fmt::format(", EP {} x ETP {} (the experts' own grid)", o.layout.ep, o.layout.expert_tp()) : "",
       o.layout.vpp > 1 ? fmt::format(", VPP {}", o.layout.vpp) : "", sequence_parallel ? ", sequence parallel" : "");
+  out += fmt::format("# global batch: {}\n", batch_line);
   out +=
-      fmt::format("step time          {:.4g} s  {}\n", r.step_s, band::describe(step_band, band::Direction::inverse));
+      fmt::format("step time          {:.4g} s  {}{}\n", r.step_s, band::describe(step_band, band::Direction::inverse),
+                  r.fits ? "" : "  (hypothetical: does not fit)");
   if (r.tokens_per_s > 0)
     out += fmt::format("tokens/s           {:.4g}  {}\n", r.tokens_per_s,
                        band::describe(step_band, band::Direction::same));
   out += fmt::format("samples/s          {:.4g}\n", r.samples_per_s);
   out += fmt::format("TFLOP/s per GPU    {:.1f} model, {:.1f} hardware (MFU {:.1f}%, HFU {:.1f}%)\n",
                      r.model_tflops_per_gpu, r.hardware_tflops_per_gpu, 100 * r.mfu, 100 * r.hfu);
-  out += fmt::format("memory per GPU     {:.1f} GiB of {:.0f} GiB{}\n", r.memory.total / (1024.0 * 1024 * 1024),
+  out += fmt::format("memory per GPU     {:.1f} GiB of {:.1f} GiB{}\n", r.memory.total / (1024.0 * 1024 * 1024),
                      r.gpu_memory / (1024.0 * 1024 * 1024),
                      r.fits ? std::string()
                             : fmt::format("  (does not fit: {:.1f} GiB over)",
@@ -520,17 +589,20 @@ std::string TrainOptions::run() const {
   row("optimizer", r.breakdown.optimizer_s);
   if (!input.empty()) row("data stall (input pipeline)", r.breakdown.data_stall_s);
   out += "\n" + b.render();
+  out += "\n" + report::memory_table(r.memory, r.gpu_memory);
   out += fmt::format("\nbottleneck: {}\n", r.bottleneck);
   if (!node_counts.empty()) {
     report::TextTable s({"nodes", "GPUs", "step (s)", "samples/s", "speedup", "efficiency"});
     for (const auto& p : points) {
       const double speedup = p.r.samples_per_s / points.front().r.samples_per_s;
       const double ratio = static_cast<double>(p.r.gpus) / static_cast<double>(points.front().r.gpus);
-      s.add_row({std::to_string(p.nodes), std::to_string(p.r.gpus), fmt::format("{:.4g}", p.r.step_s),
+      const bool head = &p == &points[headline];
+      s.add_row({std::to_string(p.nodes) + (head ? " *" : ""), std::to_string(p.r.gpus),
+                 fmt::format("{:.4g}{}", p.r.step_s, p.r.fits ? "" : " (no fit)"),
                  fmt::format("{:.4g}", p.r.samples_per_s), fmt::format("{:.2f}x", speedup),
                  fmt::format("{:.1f}%", 100 * speedup / ratio)});
     }
-    out += "\nscaling (" + scaling + "):\n" + s.render();
+    out += "\nscaling (" + scaling + "; * the headline run above, speedup against the first):\n" + s.render();
   }
   out += "\nassumptions:\n";
   for (const auto& a : r.assumptions) out += "  " + a + "\n";

@@ -26,9 +26,9 @@ PcieLink parse_pcie_link(const Fields& parent, const char* key) {
   return {static_cast<int>(f.integer("generation", 1, 7)), static_cast<int>(f.integer("lanes", 1, 256))};
 }
 
-std::string source_of(const Fields& f) {
-  std::string s = f.text("source");
-  if (s.find_first_not_of(" \t") == std::string::npos) f.fail("source", "a citation must not be empty");
+std::string source_of(const Fields& f, const char* key = "source") {
+  std::string s = f.text(key);
+  if (s.find_first_not_of(" \t") == std::string::npos) f.fail(key, "a citation must not be empty");
   return s;
 }
 
@@ -37,7 +37,18 @@ GpuSpec parse_gpu(const Fields& f) {
   g.name = f.text("name");
   g.display_name = f.text_or("display_name", g.name);
   g.vendor = f.choice("vendor", {"nvidia", "amd"});
-  g.memory = gigabytes(f.positive("memory_GB"));
+  g.nominal_memory = gigabytes(f.positive("memory_GB"));
+  if (f.has("memory_MiB")) {
+    g.memory = Bytes(f.positive("memory_MiB") * 1024 * 1024);
+    g.memory_source = source_of(f, "memory_MiB_source");
+    g.memory_estimated = f.flag_or("memory_MiB_estimate", false);
+  } else {
+    // A product's "N GB" is N GiB of DRAM; the driver keeps a little of it (0.4% on Hopper), which
+    // a file without nvidia-smi's figure cannot know.
+    g.memory = Bytes(f.positive("memory_GB") * 1024 * 1024 * 1024);
+    g.memory_source = "memory_GB read as GiB (no memory_MiB given)";
+    g.memory_estimated = true;
+  }
   g.memory_bandwidth = gigabytes_per_second(f.positive("memory_bandwidth_GBps"));
   const Fields tf(f.node("tflops_dense"), f.file(), f.field("tflops_dense"),
                   {"fp64", "tf32", "fp16", "bf16", "fp8", "int8", "fp4", "fp32_vector"});
@@ -218,7 +229,8 @@ namespace range {
 using physical::bandwidth;
 using physical::latency;
 void check(const GpuSpec& g, const Fields& f) {
-  f.check_physical("memory_GB", g.memory.value(), 1e9, physical::size);
+  f.check_physical("memory_GB", g.nominal_memory.value(), 1e9, physical::size);
+  if (f.has("memory_MiB")) f.check_physical("memory_MiB", g.memory.value(), 1024.0 * 1024, physical::size);
   f.check_physical("memory_bandwidth_GBps", g.memory_bandwidth.value(), 1e9, bandwidth);
   const Fields tf = f.nested("tflops_dense");
   for (const auto& [p, v] : g.tflops_dense) tf.check_physical(p.c_str(), v * 1e12, 1e12, physical::flop_rate);
@@ -314,8 +326,9 @@ void Catalog::load_text(const std::string& text, const std::string& file) {
     target->note = hf.text_or("note", "");
   }
   load_section(root, "gpus", file,
-               {"name", "display_name", "vendor", "memory_GB", "memory_bandwidth_GBps", "tflops_dense", "nvlink",
-                "pcie", "tdp_W", "mig", "p2p_supported", "compute_capability", "source", "note"},
+               {"name", "display_name", "vendor", "memory_GB", "memory_MiB", "memory_MiB_source", "memory_MiB_estimate",
+                "memory_bandwidth_GBps", "tflops_dense", "nvlink", "pcie", "tdp_W", "mig", "p2p_supported",
+                "compute_capability", "source", "note"},
                gpus_, origin_, parse_gpu);
   load_section(root, "pcie", file,
                {"generation", "transfer_rate_GTps", "encoding", "lane_GBps", "copy_efficiency", "hop_latency_ns",

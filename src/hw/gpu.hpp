@@ -19,7 +19,12 @@ struct GpuSpec {
   std::string name;
   std::string display_name;
   std::string vendor;
+  // What `nvidia-smi` reports as the total (the part of the DRAM the driver leaves to CUDA): the
+  // memory every model budgets against. `nominal_memory` is the product name's figure (80 GB).
   Bytes memory;
+  Bytes nominal_memory;
+  std::string memory_source;      // the public nvidia-smi output `memory` is read from
+  bool memory_estimated = false;  // no such output found: derived as memory_source says
   Bandwidth memory_bandwidth;
   std::map<std::string, double> tflops_dense;  // precision -> dense TFLOPS
   std::optional<ScaleUpPorts> nvlink;

@@ -118,8 +118,7 @@ std::vector<work::MigProfile> mig_candidates(const hw::GpuSpec& gpu, long k) {
     if (p.max_instances >= k) out.push_back(p);
   }
   std::stable_sort(out.begin(), out.end(), [](const work::MigProfile& a, const work::MigProfile& b) {
-    return a.compute_fraction != b.compute_fraction ? a.compute_fraction > b.compute_fraction
-                                                    : a.memory_bytes > b.memory_bytes;
+    return a.sms != b.sms ? a.sms > b.sms : a.memory_bytes > b.memory_bytes;
   });
   return out;
 }
@@ -220,8 +219,7 @@ SharingReport compare_sharing(work::TrainingContext& ctx, const SharingRequest& 
                     ? fmt::format("the {} has no MIG", gpu.name)
                     : fmt::format("no MIG profile of the {} has {} instances", gpu.name, k);
   for (const work::MigProfile& p : profiles) {
-    g.detail =
-        fmt::format("{} ({:.0f}% of the SMs, {:.0f} GB)", p.name, 100 * p.compute_fraction, p.memory_bytes / 1e9);
+    g.detail = fmt::format("{} ({} SMs, {:.2f} GiB)", p.name, p.sms, p.memory_bytes / (1024.0 * 1024 * 1024));
     work::ReplicaSpec r = q.replica;
     r.mig = p.name;
     r.per_gpu = p.max_instances;

@@ -207,12 +207,13 @@ const TrainingRuntime::Priced& TrainingRuntime::priced_on(std::size_t shape, std
   o.placement = gpus;
   const work::TrainResult r = work::train_step(*context_, s.model, o);
   if (!r.fits)
-    throw InputError({}, "model",
-                     fmt::format("{} with TP {} x PP {} x DP {} and micro batch {} needs {:.1f} GB per GPU; the {} has "
-                                 "{:.1f} GB",
-                                 s.model.name, o.layout.tp, o.layout.pp, o.layout.dp, o.memory.micro_batch,
-                                 r.memory.total / 1e9, t_.gpu_spec().name, r.gpu_memory / 1e9),
-                     "more GPUs, a larger tp or pp, or a smaller micro_batch");
+    throw InputError(
+        {}, "model",
+        fmt::format("{} with TP {} x PP {} x DP {} and micro batch {} needs {:.1f} GiB per GPU; the {} has "
+                    "{:.1f} GiB (nvidia-smi)",
+                    s.model.name, o.layout.tp, o.layout.pp, o.layout.dp, o.memory.micro_batch,
+                    r.memory.total / (1 << 30), t_.gpu_spec().name, r.gpu_memory / (1 << 30)),
+        "more GPUs, a larger tp or pp, or a smaller micro_batch");
 
   auto p = std::make_unique<Priced>();
   p->id = priced_.size();

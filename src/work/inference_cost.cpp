@@ -128,15 +128,22 @@ InferenceCost::InferenceCost(TrainingContext& context, const ModelSpec& m, const
       throw InputError({}, "--mig", fmt::format("TP {} x PP {} on MIG instances", r.tp, r.pp),
                        "TP 1 and PP 1 (NCCL does not run collectives across MIG instances)");
     const MigProfile mig = mig_profile(gpu_, r.mig);
-    // A slice runs the same kernels on fewer SMs and fewer memory channels.
-    peak_ *= mig.compute_fraction;
-    peak_16_ *= mig.compute_fraction;
+    // A slice runs the same kernels on its own SMs (as `nvidia-smi mig -lgip` counts them, so
+    // GEMM waves quantize on them) and fewer memory channels.
+    const int gpu_sms = sms_;
+    // Without the whole GPU's SM count, the guide's fraction of the SMs stands in.
+    const double sm_share =
+        gpu_sms > 0 ? static_cast<double>(mig.sms) / static_cast<double>(gpu_sms) : mig.compute_fraction;
+    peak_ *= sm_share;
+    peak_16_ *= sm_share;
+    sms_ = mig.sms;
     hbm_ *= mig.memory_fraction;
     memory = mig.memory_bytes;
     assumptions_.push_back(fmt::format(
-        "MIG {}: {:.0f}% of the SMs and {:.0f}% of the memory bandwidth, {:.0f} GB, "
-        "{} per GPU (NVIDIA's MIG User Guide)",
-        mig.name, 100 * mig.compute_fraction, 100 * mig.memory_fraction, mig.memory_bytes / 1e9, mig.max_instances));
+        "MIG {}: {} of the {}'s {} SMs{} and {:.0f}% of the memory bandwidth, {:.2f} GiB, {} per GPU (nvidia-smi "
+        "mig -lgip; NVIDIA's MIG User Guide)",
+        mig.name, mig.sms, gpu_.name, gpu_sms, mig.estimated ? " (estimated)" : "", 100 * mig.memory_fraction,
+        mig.memory_bytes / kGiB, mig.max_instances));
   }
 
   // Memory per GPU. Embedding and output projection stay in 16 bits (serving engines quantize

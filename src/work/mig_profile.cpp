@@ -36,7 +36,9 @@ std::vector<GpuProfiles> load() {
       m.name = p["name"].Scalar();
       m.compute_fraction = p["compute_fraction"].as<double>();
       m.memory_fraction = p["memory_slices"].as<double>() / 8.0;
-      m.memory_bytes = p["memory_GB"].as<double>() * 1e9;
+      m.sms = p["sm_count"].as<int>();
+      m.memory_bytes = p["lgip_mem_GiB"].as<double>() * 1024 * 1024 * 1024;
+      m.estimated = p["lgip_estimate"] && p["lgip_estimate"].as<bool>();
       m.max_instances = p["max_instances"].as<int>();
       gp.profiles.push_back(std::move(m));
     }

@@ -67,7 +67,9 @@ ModelSpec read(const YAML::Node& root, const std::string& file) {
                   "activation_bytes_per_sample",
                   "step_hbm_bytes_per_sample",
                   "step_hbm_note",
-                  "input"});
+                  "input",
+                  "global_batch",
+                  "global_batch_source"});
   ModelSpec m;
   m.name = f.text("name");
   const std::string kind = f.choice("kind", {"decoder", "encoder", "generic"});
@@ -75,6 +77,12 @@ ModelSpec read(const YAML::Node& root, const std::string& file) {
   m.source = f.text("source");
   m.published_params = f.positive("params_total");
   if (f.has("params_total_exact")) m.published_params = f.positive("params_total_exact");
+  if (f.has("global_batch")) {
+    m.global_batch = f.integer("global_batch", 1, 1L << 24);
+    m.global_batch_source = f.text("global_batch_source");
+    if (m.global_batch_source.find_first_not_of(" \t") == std::string::npos)
+      f.fail("global_batch_source", "a citation must not be empty");
+  }
   if (m.kind == ModelKind::generic) {
     m.params = f.positive("params");
     m.flops_per_sample = f.physical("flops_per_sample", 1, physical::flops);
@@ -98,6 +106,7 @@ ModelSpec read(const YAML::Node& root, const std::string& file) {
   const std::string pos = f.choice("position_embedding", {"learned", "rope", "sinusoidal", "alibi", "none"});
   m.learned_positions = pos == "learned";
   m.position_rows = f.integer_or("position_table", 1, 1L << 26, f.integer_or("max_context", 1, 1L << 26, m.seq));
+  m.max_context = f.integer_or("max_context", 1, 1L << 26, m.learned_positions ? m.position_rows : 0);
   m.layer_norm = f.choice("norm", {"layernorm", "rmsnorm"}) == "layernorm";
   m.parallel_attention = f.flag_or("parallel_attention", false);
   m.linear_bias = f.flag_or("attention_bias", false) || f.flag_or("ffn_bias", false);

@@ -64,6 +64,11 @@ struct ModelSpec {
   double published_params = 0;
   double published_active_params = 0;
   std::string source;
+  // The global batch (sequences per step) a published run of this model used, and where it is
+  // published: what `train` steps when no --global-batch is given (0: none published).
+  long global_batch = 0;
+  std::string global_batch_source;
+  long max_context = 0;  // the longest sequence the model takes (0: not stated)
 
   [[nodiscard]] bool is_transformer() const { return kind != ModelKind::generic; }
   [[nodiscard]] long attention_width() const { return heads * head_dim; }  // Q's output width

@@ -289,6 +289,7 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
   TrainResult out;
   out.gpus = gpus;
   out.micro_batches = global / (micro * l.dp);
+  out.global_batch = global;
   refuse(l.vpp > 1 && l.pp > 1 && out.micro_batches % l.pp != 0, "--vpp",
          fmt::format("the interleaved schedule runs micro-batches in groups of PP: {} micro-batches per step for PP {}",
                      out.micro_batches, l.pp),

@@ -84,6 +84,7 @@ struct TrainResult {
   double mfu = 0;
   double hfu = 0;
   long micro_batches = 0;
+  long global_batch = 0;  // sequences per step
   long gpus = 0;
   StepBreakdown breakdown;
   double dp_communication_s = 0;  // the DP collectives' own time, added up

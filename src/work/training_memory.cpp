@@ -50,26 +50,41 @@ double d(long v) { return static_cast<double>(v); }
 struct PerParam {
   double weights = 0;
   double gradients = 0;
+  double main_gradients = 0;
   double optimizer = 0;
+  [[nodiscard]] double total() const { return weights + gradients + main_gradients + optimizer; }
 };
 
 PerParam per_param(const MemoryOptions& o, double shards) {
-  // Mixed precision: 16-bit weights, fp32 master weights and Adam's two moments (12 bytes).
-  // Megatron keeps fp32 main gradients (bf16: 4 bytes; fp16: the fp16 gradient plus its fp32
-  // copy, 6) (Megatron-LM docs, distributed optimizer: 18 bytes per parameter for bf16, 20
-  // for fp16, 16 for fp32 without it). DeepSpeed ZeRO counts 2 + 2 + 12 = 16 (Rajbhandari et
-  // al. SC'20, Section 3). fp8 training (Transformer Engine) keeps bf16 weights as the master
-  // copy's working precision: counted as bf16.
+  // Megatron's table (docs, distributed optimizer): bf16 parameters with fp32 gradients hold
+  // 2 + 4 + 12 = 18 bytes per parameter (6 + 12/d with the distributed optimizer): the 4 are the
+  // fp32 main gradients it accumulates in. fp16 holds 2 + 2 + 16 = 20 (4 + 16/d): fp16 gradients,
+  // and in the sharded 16 the fp32 copy of the gradients beside the master weights and moments.
+  // fp32 holds 4 + 4 + 8 = 16 (8 + 8/d). DeepSpeed ZeRO counts 2 + 2 + 12 = 16 (Rajbhandari et al.
+  // SC'20, Section 3): 16-bit gradients, no fp32 main gradients. fp8 training (Transformer Engine)
+  // keeps bf16 weights as the master copy's working precision: counted as bf16.
   PerParam p;
   const bool fp32 = o.precision == Precision::fp32;
+  const bool fp16 = o.precision == Precision::fp16;
   const bool zero = o.sharding != Sharding::none;
   p.weights = fp32 ? 4 : 2;
-  p.gradients = fp32 ? 4 : zero ? 2 : o.precision == Precision::fp16 ? 6 : 4;
+  if (fp32) {
+    p.gradients = 4;
+  } else if (zero || fp16) {
+    p.gradients = 2;
+  } else {
+    p.main_gradients = 4;
+  }
   p.optimizer = fp32 ? 8 : 12;
+  // fp16's fp32 gradient copy lives with the optimizer state and is sharded with it.
+  double sharded_main = fp16 && !zero ? 4 : 0;
   const double n = std::max(1.0, shards);
   switch (o.sharding) {
     case Sharding::none:
-      if (o.distributed_optimizer) p.optimizer /= n;
+      if (o.distributed_optimizer) {
+        p.optimizer /= n;
+        sharded_main /= n;
+      }
       break;
     case Sharding::zero1: p.optimizer /= n; break;
     case Sharding::zero2:
@@ -85,6 +100,7 @@ PerParam per_param(const MemoryOptions& o, double shards) {
       p.weights /= n;
       break;
   }
+  p.main_gradients += sharded_main;
   return p;
 }
 
@@ -146,11 +162,12 @@ MemoryBreakdown training_memory(const ModelSpec& m, const ParallelLayout& l, con
   if (o.sharding == Sharding::fsdp_hybrid)
     shards = std::min(shards, std::max(1.0, d(o.gpus_per_node) / (tp * d(l.cp))) * d(l.cp));
   const PerParam bytes = per_param(o, shards);
-  out.bytes_per_param = bytes.weights + bytes.gradients + bytes.optimizer;
+  out.bytes_per_param = bytes.total();
 
   if (!m.is_transformer()) {
     out.weights = params.total * bytes.weights;
     out.gradients = params.total * bytes.gradients;
+    out.main_gradients = params.total * bytes.main_gradients;
     out.optimizer = params.total * bytes.optimizer;
     out.activations = m.activation_bytes_per_sample * d(o.micro_batch);
   } else {
@@ -201,24 +218,34 @@ MemoryBreakdown training_memory(const ModelSpec& m, const ParallelLayout& l, con
         activations += 4 * d(m.seq) / d(l.cp) * d(o.micro_batch) * d(m.vocab) / tp * o.head_token_fraction;
       }
       if (st == 0) activations += width * 2 * sbh / (l.sequence_parallel ? tp : 1.0) * in_flight;  // embedding output
-      const double state = held * (bytes.weights + bytes.gradients + bytes.optimizer);
+      const double state = held * bytes.total();
       if (state + activations > worst) {
         worst = state + activations;
         out.stage = st;
         out.weights = held * bytes.weights;
         out.gradients = held * bytes.gradients;
+        out.main_gradients = held * bytes.main_gradients;
         out.optimizer = held * bytes.optimizer;
         out.activations = activations;
       }
     }
   }
-  // DDP and Megatron stage gradients through buckets, FSDP gathers one layer's weights ahead:
-  // two buckets' worth of staging.
-  out.buffers = 2 * o.bucket_bytes;
-  const double rest = out.weights + out.gradients + out.optimizer + out.activations + out.buffers;
+  // Communication buffers: NCCL's receive buffers for each communicator this rank is in (one per
+  // parallel dimension larger than 1), and the framework's staging: DDP and Megatron reduce
+  // gradients through buckets, FSDP gathers one layer's weights ahead: two buckets' worth.
+  double nccl = 0;
+  for (const long group : {l.dp * l.cp, l.tp, l.pp, l.cp, l.ep}) nccl += nccl_buffer_bytes(group, o.nccl_channels);
+  out.nccl_buffers = nccl;
+  out.buffers = nccl + 2 * o.bucket_bytes;
+  const double rest = out.weights + out.gradients + out.main_gradients + out.optimizer + out.activations + out.buffers;
   out.fragmentation = rest * o.fragmentation;
   out.total = rest + out.fragmentation;
-  out.assumptions.push_back(fmt::format("allocator fragmentation: {:.0f}% of the rest", o.fragmentation * 100));
+  out.assumptions.push_back(fmt::format(
+      "memory: PyTorch's caching allocator leaves {:.0f}% of the rest unusable (an assumption: no published rule "
+      "gives one fraction; STWeaver, arXiv 2507.16274, finds the default allocator wasting up to 43% with virtual "
+      "pipelines and recomputation); NCCL buffers {:.0f} MiB: {} channels x (Simple 4 MiB + LL 512 KiB + LL128 4.7 "
+      "MB) per communicator (NCCL src/init.cc defaults)",
+      o.fragmentation * 100, nccl / (1024.0 * 1024), o.nccl_channels));
   out.assumptions.push_back("activations as Korthikanti et al. 2022 (dropout masks kept), 16-bit unless fp32");
   return out;
 }

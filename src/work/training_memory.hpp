@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "work/model_size.hpp"
+#include "work/nccl_buffers.hpp"
 #include "work/parallel_layout.hpp"
 
 namespace gf::work {
@@ -56,15 +57,19 @@ struct MemoryOptions {
   long micro_batches = 1;                    // per step and pipeline (global batch / (micro batch x DP))
   long gpus_per_node = 8;                    // FSDP hybrid shards inside a node
   double bucket_bytes = 25.0 * 1024 * 1024;  // DDP's gradient bucket
-  double fragmentation = 0.10;               // allocator allowance, a fraction of the rest (an assumption)
+  // NCCL's channels per communicator whose buffers a rank holds (nccl_buffers.hpp).
+  int nccl_channels = kNcclMaxChannels;
+  double fragmentation = 0.10;  // allocator allowance, a fraction of the rest (an assumption)
 };
 
 struct MemoryBreakdown {
-  double weights = 0;  // bytes on the busiest GPU
-  double gradients = 0;
-  double optimizer = 0;
+  double weights = 0;         // bytes on the busiest GPU
+  double gradients = 0;       // in the training precision (fp16 in Megatron, ZeRO's 16-bit gradients)
+  double main_gradients = 0;  // fp32 main gradients (Megatron's main_grad buffer with bf16)
+  double optimizer = 0;       // fp32 master weights and Adam's moments (and fp16's fp32 gradient copy)
   double activations = 0;
-  double buffers = 0;
+  double buffers = 0;  // communication: NCCL's buffers plus the framework's gradient buckets
+  double nccl_buffers = 0;
   double fragmentation = 0;
   double total = 0;
   long stage = 0;              // the pipeline stage that needs the most
