@@ -180,6 +180,22 @@ TEST(TunerModel, FollowsNcclsTablesWhereTheyDecide) {
   EXPECT_NE(fb.warnings.front().find("NVLink SHARP cannot reduce float with max"), std::string::npos);
 }
 
+TEST(TunerModel, TreeLl128NeverOutrunsTreeSimpleAtLargeSizes) {
+  // NCCL bounds every tree protocol by Simple's per-channel figure before LL128 takes 120/128 of
+  // it (tuning.cc), so LL128's own higher cap (20 against 17.8 GB/s per channel on Ampere from
+  // 3 nodes up) never applies alone. The time follows: on 128 DGX A100 nodes LL128 is not
+  // faster than Simple at GiB sizes.
+  topo::ClusterOverrides o;
+  o.nodes = 128;
+  const auto t = preset("dgx-a100", o);
+  const Communicator c(t, 0);
+  for (const double s : {1073741824.0, 4294967296.0}) {
+    const auto simple = run(c, Op::all_reduce, s, Algo::tree, Proto::simple);
+    const auto ll128 = run(c, Op::all_reduce, s, Algo::tree, Proto::ll128);
+    EXPECT_GT(ll128.time.value(), simple.time.value()) << s;
+  }
+}
+
 }  // namespace
 }  // namespace gf::comm
 
