@@ -5,6 +5,7 @@
 #include <set>
 
 #include "comm/algorithm.hpp"
+#include "comm/algorithms/p2p_schedule.hpp"
 #include "comm/model.hpp"
 #include "comm/nccl_config.hpp"
 #include "comm/nccl_params.hpp"
@@ -462,6 +463,46 @@ TEST(DataPath, NoP2pAndNoGpuDirectCostBandwidth) {
   const double fast_bw = run(Communicator(fast, 0), Op::all_reduce, 1 << 30).busbw_GBps;
   EXPECT_LT(slow_bw, 0.25);  // 1 Gb/s = 0.125 GB/s on the wire
   EXPECT_GT(fast_bw / slow_bw, 1000);
+}
+
+TEST(Alltoall, NcclsScheduleOfPeersFollowsItsPlanner) {
+  // 10 DGX H100 nodes, 80 ranks: the 2 channels per network peer halve to 1 (2 x ceil(80 / 8)
+  // batches > 16 p2p channels), so 16 channels x 8 ops per batch hold every peer in one wave.
+  const auto t10 = preset("dgx-h100", nodes(10));
+  const Communicator c10(t10, 0);
+  const P2pSchedule s = p2p_schedule(c10, Op::alltoall, 32.0 * (1 << 20));
+  EXPECT_EQ(s.peers, 79);
+  EXPECT_EQ(s.remote_peers, 72);
+  EXPECT_EQ(s.channels, 16);
+  EXPECT_EQ(s.channels_per_op, 1);
+  EXPECT_EQ(s.concurrent, 128);
+  EXPECT_EQ(s.waves, 1);
+  // 8,192 ranks: 64 waves of 128 peers.
+  const auto big = preset("dgx-h100", nodes(1024, topo::FabricKind::fat_tree, 3));
+  const Communicator cb(big, 0);
+  EXPECT_EQ(p2p_schedule(cb, Op::alltoall, 65536).waves, 64);
+  // One node: 32 channels, every peer at once and no network posts.
+  const auto one = preset("dgx-h100");
+  const Communicator c1(one, 0);
+  const P2pSchedule s1 = p2p_schedule(c1, Op::alltoall, 65536);
+  EXPECT_EQ(s1.remote_peers, 0);
+  EXPECT_EQ(s1.waves, 1);
+  EXPECT_EQ(p2p_schedule_latency_us(c1, Op::alltoall, Proto::ll, 65536), 0.0);
+}
+
+TEST(Alltoall, SmallMessagesTakeLongerWithMoreRanks) {
+  // Every rank posts a send and a receive to each peer on another node, and the channels take
+  // the peers in waves: 64 KiB no longer takes the same time on 16 and 8,192 ranks.
+  double last = 0;
+  for (const long n : {2L, 8L, 64L, 1024L}) {
+    const auto t = preset("dgx-h100", nodes(n, topo::FabricKind::fat_tree, n > 64 ? 3 : 2));
+    const Communicator c(t, 0);
+    const double now = run(c, Op::alltoall, 65536, {}, {}, Engine::analytic).time.value();
+    EXPECT_GT(now, last * 1.5) << n << " nodes";
+    last = now;
+  }
+  // 2 x 8,184 remote posts at NCCL's 1 us (Intel) alone: beyond 16 ms at 8,192 ranks.
+  EXPECT_GT(last, 16e-3);
 }
 
 TEST(Determinism, SameRequestSameAnswer) {

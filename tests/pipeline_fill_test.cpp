@@ -202,6 +202,39 @@ TEST(PipelineFill, ATreeOfTwoHoldsOneChunkInFlight) {
               1e-12);
 }
 
+TEST(PipelineFill, NvlsTreeFillCountsTheKernelsStagesNotTheFifo) {
+  // 2 nodes: scatter, NVLS reduce, up, down, multicast, gather = 6 stages, so the first chunk
+  // costs 5 chunk times beyond the data time (the FIFO's 8 slots set no fill); 4 nodes add two
+  // network crossings. Once a pipeline holds many chunks the fill stops growing with the size.
+  const auto two = preset("dgx-h100", nodes(2));
+  const Communicator c2(two, 0);
+  const double size = 1024 * MiB;
+  const auto s = pipeline_shape(c2, Op::all_reduce, Algo::nvls_tree, Proto::simple, size);
+  EXPECT_EQ(s.stages, 6);
+  const double chunks = size / static_cast<double>(s.pipelines) / s.chunk_bytes;
+  ASSERT_GT(chunks, 8);
+  const Seconds data(1e-3);
+  EXPECT_NEAR(pipeline_fill(c2, Op::all_reduce, Algo::nvls_tree, Proto::simple, size, data).value(), 5e-3 / chunks,
+              1e-12);
+  const auto four = preset("dgx-h100", nodes(4));
+  EXPECT_EQ(pipeline_shape(Communicator(four, 0), Op::all_reduce, Algo::nvls_tree, Proto::simple, size).stages, 8);
+  // On 10 GbE the fill at 1 GiB is the same handful of chunk times, not the data time.
+  topo::ClusterOverrides slow = nodes(2);
+  slow.network = "eth-10g";
+  const auto t = preset("dgx-h100", slow);
+  const Communicator c(t, 0);
+  CollectiveRequest r;
+  r.op = Op::all_reduce;
+  r.size = size;
+  r.algo = Algo::nvls_tree;
+  r.proto = Proto::simple;
+  r.engine = Engine::analytic;
+  const auto big = predict(c, r);
+  EXPECT_LT(big.fill.value(), 0.1 * big.data_time.value());
+  r.size = 2 * size;
+  EXPECT_NEAR(predict(c, r).fill.value(), big.fill.value(), 1e-9);  // the chunk is NCCL's, not the message
+}
+
 TEST(PipelineFill, PredictionAddsItToLatencyAndData) {
   const auto t = preset("dgx-h100");
   const Communicator c(t, 0);

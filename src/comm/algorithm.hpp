@@ -90,6 +90,12 @@ public:
   [[nodiscard]] virtual double protocol_factor(const Communicator& c, Op op, Proto p) const;
   // The latency part of one call, microseconds, without the launch cost.
   [[nodiscard]] virtual double latency_us(const Communicator& c, Op op, Proto p) const = 0;
+  // What its schedule adds to the latency at this size, microseconds (point-to-point groups:
+  // the waves of peers and the proxy's posts; 0 for the others).
+  [[nodiscard]] virtual double schedule_latency_us(const Communicator& /*c*/, Op /*op*/, Proto /*p*/,
+                                                   double /*size*/) const {
+    return 0;
+  }
   // Its own changes to the protocol's wire overhead and floor.
   virtual void adjust_wire(const Communicator& /*c*/, Op /*op*/, Proto /*p*/, double /*size*/, WireTerms& /*w*/) const {
   }

@@ -307,7 +307,8 @@ struct Timing {
 Timing time_of(const Communicator& c, const CollectiveRequest& req, Algo a, Proto p, bool flow,
                DataTimes* shared = nullptr) {
   Timing t;
-  t.latency = latency(c, req.op, a, p, req.cuda_graph, req.gpus_per_process);
+  t.latency = latency(c, req.op, a, p, req.cuda_graph, req.gpus_per_process) +
+              microseconds(algorithm(a).schedule_latency_us(c, req.op, p, req.size));
   DataTimes own(c, req.op, req.size, flow, req.root);
   DataTimes& d = shared != nullptr ? *shared : own;
   t.data = Seconds(d.get(a, wire_shape(c, req, a, p)));

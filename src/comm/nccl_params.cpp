@@ -155,6 +155,7 @@ NcclParams parse_nccl_params(const std::string& text, const std::string& file) {
                   "calibration_source",
                   "pipeline",
                   "p2p",
+                  "p2p_schedule",
                   "nvswitch_coll_channels",
                   "tuner",
                   "shm",
@@ -216,6 +217,9 @@ NcclParams parse_nccl_params(const std::string& text, const std::string& file) {
   n.p2p.net_chunk_bytes = p2p.positive("net_chunk_bytes");
   n.p2p_channel_GBps =
       by_generation<double>(p2p, "channel_GBps", [](const Fields& g, const char* k) { return g.positive(k); });
+  const Fields ps(f.node("p2p_schedule"), file, "p2p_schedule", {"ops_per_batch", "net_channels_per_peer", "source"});
+  n.p2p_schedule.ops_per_batch = static_cast<int>(ps.integer("ops_per_batch", 1, 64));
+  n.p2p_schedule.net_channels_per_peer = static_cast<int>(ps.integer("net_channels_per_peer", 1, 64));
   n.nvswitch_coll_channels = by_generation<int>(f, "nvswitch_coll_channels", [](const Fields& g, const char* k) {
     return static_cast<int>(g.integer(k, 1, 64));
   });

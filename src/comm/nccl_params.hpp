@@ -57,6 +57,13 @@ struct NcclParams {
     double nvl_chunk_bytes = 0;
     double net_chunk_bytes = 0;
   } p2p;
+  // How NCCL schedules a group of sends and receives (src/comm/algorithms/p2p_schedule): the
+  // p2p operations one channel runs at once (NCCL_MAX_DEV_WORK_P2P_PER_BATCH) and the channels
+  // one peer across the network starts from (NCCL_NCHANNELS_PER_NET_PEER).
+  struct P2pSchedule {
+    int ops_per_batch = 0;
+    int net_channels_per_peer = 0;
+  } p2p_schedule;
   // What one channel (one CUDA block) copies over NVLink, GB/s, by NVLink generation.
   std::map<int, double> p2p_channel_GBps;
   // Ring/tree ("coll") channels NCCL opens inside one NVSwitch node, by NVLink generation.

@@ -28,6 +28,12 @@ Seconds pipeline_fill(const Communicator& c, Op op, Algo algo, Proto proto, doub
   double in_flight = static_cast<double>(c.params().pipeline_steps);
   if (algorithm(algo).traits().fill_bounded_by_depth)
     in_flight = std::min(in_flight, 2.0 * static_cast<double>(std::max<long>(1, s.depth)) - 1.0);
+  // The first chunk comes through after every stage of its path; the data time covers one, each
+  // further one adds a chunk time. (The FIFO's NCCL_STEPS slots bound how many chunks a stage
+  // may run ahead, which sets the steady rate, not how long the first chunk takes to come
+  // through: counting all of them made the fill 8 chunk times whatever the path, so on 10 GbE
+  // it equalled the data time up to 128 MiB.)
+  if (s.stages > 0) in_flight = std::min(in_flight, static_cast<double>(std::max<long>(1, s.stages - 1)));
   return Seconds(std::min(in_flight, chunks) * chunk_time);
 }
 

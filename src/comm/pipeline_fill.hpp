@@ -24,6 +24,11 @@ struct PipelineShape {
   double chunk_bytes = 0;  // NCCL's chunk size for this message
   long pipelines = 0;      // chunk streams running side by side: channels x heads
   long depth = 0;          // NCCL's tree / chain depth that its chunk rules use
+  // Store-and-forward stages in series on one chunk's path (NVLS reduce, each network crossing
+  // up and down a tree of nodes, NVLS multicast): a chunk is handed on only once it is whole,
+  // so the first one reaches the end after every stage, and the data time covers one of them.
+  // 0: bounded by the FIFO and the depth instead (see pipeline_fill).
+  long stages = 0;
   // Store-and-forward stages in series on the critical path, which no FIFO bounds (0: the
   // FIFO / depth rule below). With it, `stream_chunks` is how many chunk times the steady data
   // time spans per pipeline (a ring's steps), instead of size / pipelines / chunk_bytes.
@@ -41,8 +46,11 @@ PipelineShape pipeline_shape(const Communicator& c, Op op, Algo algo, Proto prot
 // The fill time, given the data time the algorithm's traffic takes at its steady rate: each
 // pipeline moves size / pipelines bytes in data_time, so one chunk takes
 // data_time x chunk x pipelines / size, and the fill is min(NCCL_STEPS, chunks) of them (for
-// trees and chains also at most 2 x depth - 1: the transfers one chunk makes after its first),
-// or serial_stages of them where the shape gives those.
+// trees and chains also at most 2 x depth - 1: the transfers one chunk makes after its first;
+// where the shape counts its stages, at most stages - 1: the stages after the first), or
+// serial_stages of them where the shape gives those. Once a pipeline holds a whole chunk the
+// fill stops growing with the size: it is a fixed number of chunk times, and the chunk is
+// NCCL's (bounded), not the message.
 Seconds pipeline_fill(const Communicator& c, Op op, Algo algo, Proto proto, double size, Seconds data_time);
 
 }  // namespace gf::comm

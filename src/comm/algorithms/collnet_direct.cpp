@@ -76,6 +76,7 @@ public:
     PipelineShape s;
     if (proto != Proto::simple) return s;  // LL and LL128 hand on every line with its own flag
     s.depth = 1;
+    s.stages = 4;  // to the node's heads, to the SHARP switch and back, to the node's ranks
     s.pipelines = channels(c) * heads(c);
     const double p = static_cast<double>(s.pipelines);
     double chunk = cut_below(step_bytes(c), size, p, 16, 131072);

@@ -58,6 +58,10 @@ public:
     PipelineShape s;
     if (proto != Proto::simple) return s;  // LL and LL128 hand on every line with its own flag
     s.depth = 1 + ceil_log2(c.nodes());
+    // The kernel's warp groups in series (src/device/all_reduce.h, NCCL_ALGO_NVLS_TREE): scatter
+    // into the NVLS buffer, NVLS reduce, each network crossing up the tree of nodes and down
+    // again, NVLS multicast, gather out of the buffer.
+    s.stages = 4 + 2 * ceil_log2(c.nodes());
     s.pipelines = channels(c) * heads(c);
     const double ops = static_cast<double>(s.pipelines);
     double chunk = cut_below(nvls_tree_start_chunk_bytes(c), size, ops, 32, 262144);

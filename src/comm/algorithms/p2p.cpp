@@ -5,6 +5,7 @@
 
 #include "comm/algorithms/algorithms.hpp"
 #include "comm/algorithms/model_terms.hpp"
+#include "comm/algorithms/p2p_schedule.hpp"
 #include "comm/algorithms/patterns.hpp"
 #include "comm/nccl_tuner.hpp"
 #include "comm/p2p_channels.hpp"
@@ -54,6 +55,9 @@ public:
 
   [[nodiscard]] double latency_us(const Communicator& c, Op op, Proto p) const override {
     return ring_latency_us(c, op, latency_terms(c, p, Algo::ring, Algo::ring));
+  }
+  [[nodiscard]] double schedule_latency_us(const Communicator& c, Op op, Proto p, double size) const override {
+    return p2p_schedule_latency_us(c, op, p, size);
   }
   void adjust_wire(const Communicator& c, Op op, Proto p, double size, WireTerms& w) const override {
     // Transfers inside a node may run on fewer channels than the links could feed (NCCL's

@@ -82,9 +82,16 @@ public:
     const auto& t = c.params().tuner;
     const int g = static_cast<int>(c.gpu_generation());
     const int ni = nccl_node_index(c);
-    const double per_channel = p == Proto::simple  ? t.tree_cap_GBps[g][ni]
-                               : p == Proto::ll128 ? t.tree_ll128_cap_GBps[g][ni]
-                                                   : 0.0;
+    // NCCL caps LL128 below Simple's own cap: its tuner first bounds every tree protocol by the
+    // Simple per-channel figure ("busBw = min(busBw * .92, nCh * perChMaxTreeBw)"), then LL128
+    // at 120/128 of that (7/9 in one node) and its own per-channel figure. Taking the LL128 cap
+    // alone let LL128 outrun Simple at GiB sizes (20 against 17.8 GB/s per channel on Ampere
+    // from 3 nodes up), which neither NCCL's model nor its kernels do.
+    const double ll128_share = c.nodes() == 1 ? t.tree_ll128_single_node : t.tree_ll128_multi_node;
+    const double per_channel = p == Proto::simple ? t.tree_cap_GBps[g][ni]
+                               : p == Proto::ll128
+                                   ? std::min(t.tree_cap_GBps[g][ni] * ll128_share, t.tree_ll128_cap_GBps[g][ni])
+                                   : 0.0;
     if (per_channel > 0) {
       const double algbw = nccl_algbw_ratio(op, c.ranks()) * nccl_graph_channels(channels(c)) * per_channel * 1e9;
       w.floor = std::max(w.floor, size / algbw);
