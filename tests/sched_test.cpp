@@ -518,9 +518,13 @@ TEST(MigProfiles, SmsAndMemoryAreLgipsWithinTheGpu) {
     for (const auto& slots : table->profiles) {
       const work::MigProfile p = work::mig_profile(spec, slots.name);
       EXPECT_GT(p.sms, 0) << gpu << " " << p.name;
-      if (gpu_sms > 0) EXPECT_LE(p.sms, gpu_sms) << gpu << " " << p.name;
+      if (gpu_sms > 0) {
+        EXPECT_LE(p.sms, gpu_sms) << gpu << " " << p.name;
+      }
       EXPECT_LT(p.memory_bytes, spec.memory.value()) << gpu << " " << p.name;
-      if (slots.compute_slices > last_slices) EXPECT_GT(p.sms, last_sms) << gpu << " " << p.name;
+      if (slots.compute_slices > last_slices) {
+        EXPECT_GT(p.sms, last_sms) << gpu << " " << p.name;
+      }
       last_slices = slots.compute_slices;
       last_sms = p.sms;
     }
