@@ -493,5 +493,22 @@ TEST(TopologySummary, InjectionIsCappedWhereTheNicsPcieCarriesLessThanTheNetwork
   EXPECT_FALSE(u.injection_pcie_capped);
 }
 
+TEST(CrossSocketPeer, IntelUpiCapsPeerTrafficButNotDmaToTheOtherSocketsMemory) {
+  // pcie-8x-l40s on two Sapphire Rapids sockets: GPU0 and GPU4 sit on different sockets. Peer
+  // traffic between them (NCCL_P2P_LEVEL=SYS) crosses UPI at NCCL's SRP figure, 22 GB/s, not
+  // at the Gen4 link's 25.5; a copy into the other socket's memory is not peer traffic.
+  const auto t = preset("pcie-8x-l40s");
+  const auto& cpu = t.cpu_spec();
+  ASSERT_TRUE(cpu.socket_link_peer.has_value());
+  EXPECT_NEAR(gbps(*cpu.socket_link_peer), 22.0, 1e-9);
+  const auto cross = t.route_gpus(0, 4);
+  EXPECT_EQ(cross.type, PathType::sys);
+  EXPECT_NEAR(gbps(cross.bandwidth), 22.0, 1e-9);
+  EXPECT_GT(gbps(t.route_gpus(0, 2).bandwidth), 25.0);  // same socket: PCIe-bound
+  EXPECT_GT(gbps(t.route_gpu_to_memory(0, 1).bandwidth), 25.0);
+  // AMD's xGMI carries none (measured at the same-socket rate).
+  EXPECT_FALSE(catalog().cpu("epyc-9654").socket_link_peer.has_value());
+}
+
 }  // namespace
 }  // namespace gf
