@@ -147,9 +147,7 @@ TEST(NicSpread, PxnGpusLoadEveryNicAlikeSoARingReachesAllFourNics) {
     r.algo = comm::Algo::ring;
     const double busbw = comm::predict(c, r).busbw_GBps;
     const double nics = 4 * in_GBps(t.fabric()->nic_line_rate()) * t.network().efficiency;
-    // Above 0.9: the PXN GPUs receive on themselves, so a NIC on the other socket writes into
-    // them across UPI at its peer rate (22 GB/s on Sapphire Rapids), which costs dgx-h100 ~8%.
-    EXPECT_GT(busbw, 0.9 * nics) << name;
+    EXPECT_GT(busbw, 0.97 * nics) << name;
     EXPECT_LT(busbw, 1.001 * nics) << name;
   }
 }

@@ -360,13 +360,20 @@ topo::Route Communicator::route(long a, long b, int nic_choice) const {
   const auto& from = net_[static_cast<std::size_t>(a % ppn_)];
   const auto& to = net_[static_cast<std::size_t>(b % ppn_)];
   if (from.nics.empty() || to.nics.empty()) return t_.route_gpus(ga, gb, nic_choice, true);
-  // A GPU with several equally near NICs (PXN through each NIC's own GPU) spreads its channels
-  // over them starting from its own place in the node, so that the node's GPUs together load
-  // every NIC alike, as NCCL's search gives each NIC the same number of channels. Counting
-  // from the first NIC for every GPU put the PXN GPUs of a dgx-h100 with 4 NICs on NICs 0 and 1
-  // only: 6 channels on each against 2 on the others, 2/3 of the four NICs' rate.
+  // A GPU that sends through PXN to several NICs (each through that NIC's own GPU) starts its
+  // channels at the NIC nearest to it and goes on from there, as NCCL takes the GPU's local NIC
+  // first, so that the node's GPUs together load every NIC alike. Counting from the first NIC
+  // for every GPU put the PXN GPUs of a dgx-h100 with 4 NICs on NICs 0 and 1 only: 6 channels
+  // on each against 2 on the others, 2/3 of the four NICs' rate. A GPU's own equally near NICs
+  // (two NICs on its PCIe switch) keep the channel's index, which pairs the trees' NICs as before.
   auto pick = [&](const NetSide& side, long rank) {
-    return static_cast<std::size_t>(nic_choice + local_gpu(rank)) % side.nics.size();
+    std::size_t start = 0;
+    if (side.send == NcclTransport::net_pxn) {
+      const int own = t_.node().nic_of_gpu(local_gpu(rank));
+      const auto it = std::find(side.nics.begin(), side.nics.end(), own);
+      if (it != side.nics.end()) start = static_cast<std::size_t>(it - side.nics.begin());
+    }
+    return (start + static_cast<std::size_t>(nic_choice)) % side.nics.size();
   };
   const auto k = pick(from, a);
   const bool send_gdr = from.send == NcclTransport::net_gdr || from.send == NcclTransport::net_pxn;
