@@ -82,6 +82,35 @@ TEST(Calibrate, SyntheticLogsGiveBackTheParametersTheyWereMadeWith) {
   EXPECT_NEAR(*back.network_efficiency, 0.75, 0.01);
 }
 
+TEST(Calibrate, ParametersOneLogCannotSeparateAreNotFittedButWarnedAbout) {
+  // One 2-node all_reduce log, every time 1/0.6 of the catalog's: a slower network, slower
+  // NVLink or any mix of the two explains it, so neither is fitted and the output says why.
+  const auto t = preset("dgx-a100", two_nodes());
+  const comm::NcclParams base = comm::nccl_params();
+  const comm::Communicator c(t, 0, {}, &base);
+  std::string text = "# Collective test starting: all_reduce_perf\n";
+  for (double s = 64.0 * 1048576; s <= 4294967296.0; s *= 2) {
+    comm::CollectiveRequest r;
+    r.op = comm::Op::all_reduce;
+    r.size = s;
+    r.engine = comm::Engine::analytic;
+    const double us = comm::predict(c, r).time.value() * 1e6 / 0.6;
+    text += fmt::format("{:.0f} {:.0f} float sum -1 {:.2f} 0 0 0 {:.2f} 0 0 0\n", s, s / 4, us, us);
+  }
+  const auto cal = calibrate(t, 0, {}, {parse_nccl_tests_log(text, "ar.log", "")}, base);
+  bool warned = false;
+  for (const auto& n : cal.notes) warned = warned || n.find("cannot tell them apart") != std::string::npos;
+  EXPECT_TRUE(warned);
+  for (const auto& p : cal.parameters) {
+    EXPECT_NE(p.name, "nvlink_efficiency");
+    EXPECT_NE(p.name, "network_efficiency");
+  }
+  // The overlay carries neither, so applying it changes neither.
+  const auto back = apply_calibration(calibration_yaml(cal), "cal.yaml", base);
+  EXPECT_EQ(back.nvlink_efficiency.at(3), base.nvlink_efficiency.at(3));
+  EXPECT_FALSE(back.network_efficiency.has_value());
+}
+
 TEST(Calibrate, APublicSweepFitsBetterAfterCalibration) {
   // Two AWS p4de nodes' all_reduce sweep over EFA (data/validation/collectives.yaml), which the
   // catalog misses by 28% (Crusoe's A100 sweep, used before, is now within the catalog's reach

@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "comm/model.hpp"
 #include "test_support.hpp"
 
 using gf::test::catalog;
@@ -128,6 +129,27 @@ TEST(Single, SmallClusterOnOneSwitch) {
   EXPECT_EQ(r.links.size(), 2u + t.route_gpu_to_nic(0, t.node().nic_of_gpu(0)).links.size() * 2);
   // HDR: 200 Gb/s line per NIC.
   EXPECT_NEAR(in_GBps(r.line_rate), 25.0, 1e-6);
+}
+
+TEST(NicSpread, PxnGpusLoadEveryNicAlikeSoARingReachesAllFourNics) {
+  // dgx-h100 with 4 of its 8 NICs: GPUs 1, 3, 5, 7 send through PXN over NVLink to any of the
+  // four. Their channels must spread over all four NICs, or two NICs carry three times the
+  // others' channels and the ring reaches 2/3 of the NICs' rate (126 of 190 GB/s).
+  for (const char* name : {"dgx-h100", "dgx-a100"}) {
+    topo::ClusterOverrides o;
+    o.nodes = 2;
+    o.nics_per_node = 4;
+    const auto t = preset(name, o);
+    const comm::Communicator c(t, 0);
+    comm::CollectiveRequest r;
+    r.op = comm::Op::all_reduce;
+    r.size = 8.0 * 1073741824.0;
+    r.algo = comm::Algo::ring;
+    const double busbw = comm::predict(c, r).busbw_GBps;
+    const double nics = 4 * in_GBps(t.fabric()->nic_line_rate()) * t.network().efficiency;
+    EXPECT_GT(busbw, 0.97 * nics) << name;
+    EXPECT_LT(busbw, 1.001 * nics) << name;
+  }
 }
 
 }  // namespace

@@ -106,5 +106,43 @@ TEST(P2pChannels, AlltoallUsesEveryPeersChannelsAtOnce) {
   EXPECT_NEAR(p2p_channel_time(c, Op::alltoall, 64 * MiB).value(), per_peer / (4 * 20.6e9), 1e-12);
 }
 
+TEST(NvlinkIntermediate, MeshGpusWithoutALinkGoThroughAThirdGpuOverNvlink) {
+  // DGX-1's hybrid cube-mesh: GPU0 has no NVLink to GPU5, but both have one to GPU1 and GPU4.
+  // NCCL ranks that path (PATH_NVB) above PCIe and connects them P2P/indirect, not over SHM.
+  const auto t = preset("dgx1-v100");
+  const Communicator c(t, 0);
+  EXPECT_EQ(c.transport(0, 5), NcclTransport::p2p);
+  const auto r = c.route(0, 5);
+  ASSERT_EQ(r.links.size(), 2u);
+  for (const auto l : r.links) EXPECT_EQ(t.graph().link(l).kind, topo::LinkKind::nvlink);
+  bool indirect = false;
+  for (const auto& line : c.transport_summary()) indirect = indirect || line.find("P2P/indirect") != std::string::npos;
+  EXPECT_TRUE(indirect);
+  EXPECT_TRUE(c.nvlink_intra());
+  // Without the intermediate in the communicator there is no NVB path: GPUs 0 and 5 alone.
+  const Communicator pair(t, std::vector<long>{0, 5});
+  EXPECT_EQ(pair.transport(0, 1), NcclTransport::shm);
+  // NCCL_P2P_LEVEL=NVL stops below NVB.
+  NcclConfig nvl;
+  nvl.p2p_level = PathLevel::nvl;
+  const Communicator direct_only(t, 0, nvl);
+  EXPECT_EQ(direct_only.transport(0, 5), NcclTransport::shm);
+}
+
+TEST(NvlinkIntermediate, DgxOneTreeRunsOverNvlinkNotHostMemory) {
+  // The tree's intra-node chain crosses pairs without a direct NVLink; over NVB its bus
+  // bandwidth is of the ring's order, not a fifth of it (6 against 32 GB/s over SHM).
+  const auto t = preset("dgx1-v100", nodes(2));
+  const Communicator c(t, 0);
+  CollectiveRequest r;
+  r.op = Op::all_reduce;
+  r.size = 1 << 30;
+  r.algo = Algo::tree;
+  const double tree = predict(c, r).busbw_GBps;
+  r.algo = Algo::ring;
+  const double ring = predict(c, r).busbw_GBps;
+  EXPECT_GT(tree, 0.7 * ring);
+}
+
 }  // namespace
 }  // namespace gf::comm

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "test_support.hpp"
+#include "topo/summary.hpp"
 
 using gf::test::catalog;
 using gf::test::connected;
@@ -468,6 +469,45 @@ network:
   const std::string nodes = error_of(10000, "");
   EXPECT_NE(nodes.find("net.yaml:2"), std::string::npos) << nodes;
   EXPECT_EQ(nodes.find("--"), std::string::npos) << nodes;
+}
+
+TEST(TopologySummary, InjectionIsCappedWhereTheNicsPcieCarriesLessThanTheNetwork) {
+  // ib-xdr's ConnectX-8 (800 Gb/s) on DGX H100's Gen5 x16 NIC slots: the NICs run at their PCIe
+  // rate, and the summary's injection says so instead of the network's 8 x 95 GB/s.
+  topo::ClusterOverrides o;
+  o.nodes = 2;
+  o.network = "ib-xdr";
+  const auto t = preset("dgx-h100", o);
+  const auto s = topo::summarize(t);
+  const double pcie = gbps(t.node().to_memory(t.node().nic(0), t.node().socket_of(t.node().nic(0))).bandwidth);
+  const double net = gbps(t.fabric()->nic_line_rate()) * t.network().efficiency;
+  ASSERT_LT(pcie, net);
+  EXPECT_TRUE(s.injection_pcie_capped);
+  EXPECT_NEAR(gbps(s.node_injection), 8 * pcie, 1e-6);
+  EXPECT_LT(gbps(s.node_injection), 8 * net * 0.6);
+  // At 400 Gb/s the PCIe path carries all the network gives: no cap.
+  topo::ClusterOverrides ndr;
+  ndr.nodes = 2;
+  ndr.network = "ib-ndr";
+  const auto u = topo::summarize(preset("dgx-h100", ndr));
+  EXPECT_FALSE(u.injection_pcie_capped);
+}
+
+TEST(CrossSocketPeer, IntelUpiCapsPeerTrafficButNotDmaToTheOtherSocketsMemory) {
+  // pcie-8x-l40s on two Sapphire Rapids sockets: GPU0 and GPU4 sit on different sockets. Peer
+  // traffic between them (NCCL_P2P_LEVEL=SYS) crosses UPI at NCCL's SRP figure, 22 GB/s, not
+  // at the Gen4 link's 25.5; a copy into the other socket's memory is not peer traffic.
+  const auto t = preset("pcie-8x-l40s");
+  const auto& cpu = t.cpu_spec();
+  ASSERT_TRUE(cpu.socket_link_peer.has_value());
+  EXPECT_NEAR(gbps(*cpu.socket_link_peer), 22.0, 1e-9);
+  const auto cross = t.route_gpus(0, 4);
+  EXPECT_EQ(cross.type, PathType::sys);
+  EXPECT_NEAR(gbps(cross.bandwidth), 22.0, 1e-9);
+  EXPECT_GT(gbps(t.route_gpus(0, 2).bandwidth), 25.0);  // same socket: PCIe-bound
+  EXPECT_GT(gbps(t.route_gpu_to_memory(0, 1).bandwidth), 25.0);
+  // AMD's xGMI carries none (measured at the same-socket rate).
+  EXPECT_FALSE(catalog().cpu("epyc-9654").socket_link_peer.has_value());
 }
 
 }  // namespace

@@ -506,7 +506,12 @@ TEST(Pxn, DisabledTheFarGpuUsesItsOwnNicThroughTheCpu) {
   const double with_pxn = run(pxn, Op::all_reduce, 1 << 30).busbw_GBps;
   const double without = run(staged, Op::all_reduce, 1 << 30).busbw_GBps;
   EXPECT_GE(with_pxn, without * (1 - 1e-9)) << with_pxn << " vs " << without;
-  EXPECT_GE(pxn.route(n.far, n.far + gpn).bandwidth.value(), r.bandwidth.value() * (1 - 1e-9));
+  // PXN's receive stays on the far GPU, the NIC writing into it: where the NIC is on the other
+  // socket that is peer traffic across the socket link, at its peer rate (Intel UPI), while the
+  // staged route's copy into host memory is not; so the route may be slower there, not the run.
+  const auto& cpu = n.t.cpu_spec();
+  const double peer = cpu.socket_link_peer ? cpu.socket_link_peer->value() : r.bandwidth.value();
+  EXPECT_GE(pxn.route(n.far, n.far + gpn).bandwidth.value(), std::min(r.bandwidth.value(), peer) * (1 - 1e-9));
   bool staged_named = false;
   for (const auto& line : staged.transport_summary()) {
     staged_named = staged_named || line == fmt::format("between nodes from GPU{}: NET/IB", n.far) ||

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -99,6 +100,7 @@ double predict_collective_us(const comm::Communicator& c, const NcclTestsLog& lo
 struct Score {
   double objective = 0;
   std::vector<double> mape;
+  std::vector<double> residuals;  // log(predicted / measured) time, row by row
 };
 
 Score score(const Problem& pr, const Model& m) {
@@ -114,6 +116,7 @@ Score score(const Problem& pr, const Model& m) {
       const double predicted = predict_collective_us(it->second, log, row);
       const double r = std::log(std::max(predicted, 1e-9) / row.time_us);
       s.objective += r * r;
+      s.residuals.push_back(r);
       abs_err += std::fabs(predicted - row.time_us) / row.time_us;
     }
     s.mape.push_back(abs_err / static_cast<double>(log.rows.size()));
@@ -124,6 +127,7 @@ Score score(const Problem& pr, const Model& m) {
       const double predicted = std::max(predict_copy(t, m, row), 1e-12);
       const double r = std::log(predicted / row.measured_GBps);
       s.objective += r * r;
+      s.residuals.push_back(r);
       abs_err += std::fabs(row.measured_GBps / predicted - 1);  // time error: time = size / rate
     }
     s.mape.push_back(abs_err / static_cast<double>(log.rows.size()));
@@ -285,6 +289,65 @@ void check_inputs(const Problem& pr, const topo::Topology& t, const CalibrationI
   }
 }
 
+// Coordinate descent: each parameter in turn, sweeps until the objective stops improving. The
+// NCCL parameters act on different sizes and links, so they are nearly independent and
+// converge in a few sweeps; copy efficiencies that meet in one path (a host-staged copy runs
+// at PCIe's copy rate times the staging efficiency) take more.
+void descend(const Problem& pr, const std::vector<Knob>& knobs, Model& m, double start) {
+  double last = start;
+  for (int sweep = 0; sweep < 40; ++sweep) {
+    for (const auto& k : knobs) {
+      auto f = [&](double v) {
+        Model trial = m;
+        k.set(trial, v);
+        return score(pr, trial).objective;
+      };
+      const double best = golden(f, k.lo, k.hi);
+      if (f(best) < f(k.get(m))) k.set(m, best);
+    }
+    const double now = score(pr, m).objective;
+    if (sweep >= 3 && last - now <= 1e-10 * (1 + last)) break;
+    last = now;
+  }
+}
+
+// The knobs the measurements do not pin down. For each knob the fit moved, the fit is made
+// again with that knob held at the catalog's value: where the others then fit the measurements
+// as well (root-mean-square time error within kSameFit of the joint fit's, below the spread
+// of repeated nccl-tests runs), the knobs that moved to take up its part can stand in for it,
+// and the measurements cannot say how to split the misfit among them. One 2-node all_reduce
+// log, where NVLink and the network bind at once, gives NVLink and network efficiency; any
+// split of its slowdown between them is a guess. Groups of such knobs, by index.
+std::vector<std::vector<std::size_t>> unidentifiable(const Problem& pr, const std::vector<Knob>& knobs,
+                                                     const Model& base, const Model& m, std::size_t rows) {
+  constexpr double kMoved = 0.01;    // relative move that counts as fitted
+  constexpr double kSameFit = 0.02;  // rms log-time error within which two fits are as good
+  const double n = static_cast<double>(std::max<std::size_t>(rows, 1));
+  const double joint = std::sqrt(score(pr, m).objective / n);
+  auto moved = [&](const Knob& k, const Model& a, const Model& b) {
+    return std::fabs(k.get(a) - k.get(b)) > kMoved * std::max(std::fabs(k.get(b)), 1e-3);
+  };
+  std::vector<std::vector<std::size_t>> out;
+  std::vector<bool> taken(knobs.size(), false);
+  for (std::size_t i = 0; i < knobs.size(); ++i) {
+    if (taken[i] || !moved(knobs[i], m, base)) continue;
+    std::vector<Knob> others;
+    for (std::size_t j = 0; j < knobs.size(); ++j)
+      if (j != i) others.push_back(knobs[j]);
+    Model without = base;
+    descend(pr, others, without, score(pr, without).objective);
+    if (std::sqrt(score(pr, without).objective / n) - joint > kSameFit) continue;
+    std::vector<std::size_t> group{i};
+    for (std::size_t j = 0; j < knobs.size(); ++j) {
+      if (j != i && !taken[j] && moved(knobs[j], without, base)) group.push_back(j);
+    }
+    if (group.size() < 2) continue;  // nothing stands in for it: a small gain, but its own
+    for (const std::size_t g : group) taken[g] = true;
+    out.push_back(std::move(group));
+  }
+  return out;
+}
+
 Calibration fit(const Problem& pr, const Model& base) {
   Calibration out;
   const Topologies built = pr.build(base);
@@ -315,24 +378,33 @@ Calibration fit(const Problem& pr, const Model& base) {
   }
   Model m = base;
   const Score before = score(pr, m);
-  // Coordinate descent: each parameter in turn, sweeps until the objective stops improving. The
-  // NCCL parameters act on different sizes and links, so they are nearly independent and
-  // converge in a few sweeps; copy efficiencies that meet in one path (a host-staged copy runs
-  // at PCIe's copy rate times the staging efficiency) take more.
-  double last = before.objective;
-  for (int sweep = 0; sweep < 40; ++sweep) {
-    for (const auto& k : knobs) {
-      auto f = [&](double v) {
-        Model trial = m;
-        k.set(trial, v);
-        return score(pr, trial).objective;
-      };
-      const double best = golden(f, k.lo, k.hi);
-      if (f(best) < f(k.get(m))) k.set(m, best);
+  descend(pr, knobs, m, before.objective);
+  // Parameters the measurements do not pin down (one 2-node all_reduce log binds NVLink and
+  // the network at once, and any split of the slowdown between them fits it) are not fitted:
+  // they stay at the catalog's values, the others are fitted again without them, and a
+  // warning names the measurement that would separate them.
+  const auto groups = unidentifiable(pr, knobs, base, m, before.residuals.size());
+  if (!groups.empty()) {
+    std::vector<bool> drop(knobs.size(), false);
+    for (const auto& g : groups) {
+      std::string names;
+      for (const std::size_t i : g) {
+        drop[i] = true;
+        names += (names.empty() ? "" : g.size() > 2 && i != g.back() ? ", " : " and ") + knobs[i].name;
+      }
+      out.notes.push_back(
+          fmt::format("warning: {} each fit these measurements as well as the other: the measurements "
+                      "cannot tell them apart, so neither is fitted (both stay at the catalog's "
+                      "values); add a measurement only one of them governs (a single-node log for "
+                      "NVLink, a log with one GPU per node for the network)",
+                      names));
     }
-    const double now = score(pr, m).objective;
-    if (sweep >= 3 && last - now <= 1e-10 * (1 + last)) break;
-    last = now;
+    std::vector<Knob> kept;
+    for (std::size_t i = 0; i < knobs.size(); ++i)
+      if (!drop[i]) kept.push_back(knobs[i]);
+    m = base;
+    descend(pr, kept, m, before.objective);
+    knobs = std::move(kept);
   }
   const Score after = score(pr, m);
   for (const auto& k : knobs) out.parameters.push_back({k.name, k.meaning, k.get(base), k.get(m)});
@@ -390,7 +462,7 @@ std::string calibration_yaml(const Calibration& c) {
   out += fmt::format("cluster: {}\nnodes: {}\nranks: {}\nnetwork: {}\nnvlink_generation: {}\n", c.cluster, c.nodes,
                      c.ranks, c.network, c.nvlink_generation);
   if (c.pcie_generation > 0) out += fmt::format("pcie_generation: {}\n", c.pcie_generation);
-  out += "parameters:\n";
+  out += c.parameters.empty() ? "parameters: {}\n" : "parameters:\n";
   for (const auto& p : c.parameters) {
     out += fmt::format("  {}: {{catalog: {:.6g}, fitted: {:.6g}}}  # {}\n", p.name, p.catalog, p.fitted, p.meaning);
   }

@@ -92,7 +92,8 @@ void Communicator::finish() {
     for (int b = 0; b < ppn_ && nvlink_intra_; ++b) {
       if (a != b) {
         nvlink_intra_ = transport(a, b) == NcclTransport::p2p &&
-                        t.node().gpu_to_gpu(local_gpu(a), local_gpu(b), true).transport == topo::Transport::nvlink;
+                        (t.node().gpu_to_gpu(local_gpu(a), local_gpu(b), true).transport == topo::Transport::nvlink ||
+                         intra_via_[static_cast<std::size_t>(a * ppn_ + b)] >= 0);
       }
     }
   }
@@ -153,13 +154,23 @@ void Communicator::choose_transports() {
   const PathLevel p2p_level = env_.p2p_level.value_or(amd_cpu() && node.gpus() <= 2 ? PathLevel::sys : PathLevel::pxb);
   const auto n = static_cast<std::size_t>(ppn_);
   intra_transport_.assign(n * n, NcclTransport::p2p);
+  intra_via_.assign(n * n, -1);
   for (int a = 0; a < ppn_; ++a) {
     for (int b = 0; b < ppn_; ++b) {
       if (a == b) continue;
       const topo::Route direct = node.gpu_to_gpu(local_gpu(a), local_gpu(b), true);
-      const bool p2p = driver_p2p && level_of(direct.type) <= p2p_level;
+      bool p2p = driver_p2p && level_of(direct.type) <= p2p_level;
+      // PATH_NVB (paths.cc, ncclTopoComputePaths): GPUs without an NVLink between them that
+      // both have one to a third GPU of the communicator reach each other over NVLink through
+      // it, a path NCCL ranks above any PCIe path (NVB sits between NVL and PIX, so any
+      // NCCL_P2P_LEVEL from PIX up allows it); NCCL_DEBUG prints "P2P/indirect".
+      const int via = direct.transport == topo::Transport::nvlink || !driver_p2p || p2p_level < PathLevel::pix
+                          ? -1
+                          : nvlink_intermediate(a, b);
+      if (via >= 0) p2p = true;
       intra_transport_[static_cast<std::size_t>(a) * n + static_cast<std::size_t>(b)] =
           p2p ? NcclTransport::p2p : NcclTransport::shm;
+      intra_via_[static_cast<std::size_t>(a) * n + static_cast<std::size_t>(b)] = via;
     }
   }
   if (env_.shm_disable) {
@@ -173,6 +184,26 @@ void Communicator::choose_transports() {
     }
   }
   choose_net_transports();
+}
+
+int Communicator::nvlink_intermediate(int a, int b) const {
+  // NCCL's breadth-first search keeps the path with the most bandwidth, so the intermediate is
+  // the rank whose two NVLink hops have the widest narrower one; ties go to the lowest rank.
+  const auto& node = t_.node();
+  int best = -1;
+  double best_bw = 0;
+  for (int k = 0; k < ppn_; ++k) {
+    if (k == a || k == b) continue;
+    const topo::Route in = node.gpu_to_gpu(local_gpu(a), local_gpu(k), true);
+    const topo::Route out = node.gpu_to_gpu(local_gpu(k), local_gpu(b), true);
+    if (in.transport != topo::Transport::nvlink || out.transport != topo::Transport::nvlink) continue;
+    const double bw = std::min(in.bandwidth.value(), out.bandwidth.value());
+    if (bw > best_bw * (1 + 1e-12)) {
+      best_bw = bw;
+      best = k;
+    }
+  }
+  return best;
 }
 
 void Communicator::choose_net_transports() {
@@ -308,7 +339,19 @@ topo::Route Communicator::route(long a, long b, int nic_choice) const {
       measure(r, t_.graph());
       return r;
     }
-    case NcclTransport::p2p: return t_.route_gpus(ga, gb, nic_choice, true);
+    case NcclTransport::p2p: {
+      const int via = intra_via_[static_cast<std::size_t>(a % ppn_) * static_cast<std::size_t>(ppn_) +
+                                 static_cast<std::size_t>(b % ppn_)];
+      if (via < 0 || node_of(a) != node_of(b)) return t_.route_gpus(ga, gb, nic_choice, true);
+      // Over NVLink into the intermediate GPU's buffer, and on from it (P2P/indirect).
+      const long gk = gpu_of(node_of(a) * ppn_ + via);
+      topo::Route r = t_.route_gpus(ga, gk, nic_choice, true);
+      const topo::Route on = t_.route_gpus(gk, gb, nic_choice, true);
+      r.links.insert(r.links.end(), on.links.begin(), on.links.end());
+      r.nvlinks = std::min(r.nvlinks, on.nvlinks);
+      measure(r, t_.graph());
+      return r;
+    }
     case NcclTransport::net_gdr:
     case NcclTransport::net_pxn:
     case NcclTransport::net_staged:
@@ -317,10 +360,25 @@ topo::Route Communicator::route(long a, long b, int nic_choice) const {
   const auto& from = net_[static_cast<std::size_t>(a % ppn_)];
   const auto& to = net_[static_cast<std::size_t>(b % ppn_)];
   if (from.nics.empty() || to.nics.empty()) return t_.route_gpus(ga, gb, nic_choice, true);
-  const auto k = static_cast<std::size_t>(nic_choice) % from.nics.size();
+  // A GPU that sends through PXN to several NICs (each through that NIC's own GPU) starts its
+  // channels at the NIC nearest to it and goes on from there, as NCCL takes the GPU's local NIC
+  // first, so that the node's GPUs together load every NIC alike. Counting from the first NIC
+  // for every GPU put the PXN GPUs of a dgx-h100 with 4 NICs on NICs 0 and 1 only: 6 channels
+  // on each against 2 on the others, 2/3 of the four NICs' rate. A GPU's own equally near NICs
+  // (two NICs on its PCIe switch) keep the channel's index, which pairs the trees' NICs as before.
+  auto pick = [&](const NetSide& side, long rank) {
+    std::size_t start = 0;
+    if (side.send == NcclTransport::net_pxn) {
+      const int own = t_.node().nic_of_gpu(local_gpu(rank));
+      const auto it = std::find(side.nics.begin(), side.nics.end(), own);
+      if (it != side.nics.end()) start = static_cast<std::size_t>(it - side.nics.begin());
+    }
+    return (start + static_cast<std::size_t>(nic_choice)) % side.nics.size();
+  };
+  const auto k = pick(from, a);
   const bool send_gdr = from.send == NcclTransport::net_gdr || from.send == NcclTransport::net_pxn;
-  return t_.route_gpus(ga, {from.nics[k], send_gdr, from.proxies[k]}, gb,
-                       {to.nics[static_cast<std::size_t>(nic_choice) % to.nics.size()], to.recv_gdr, -1}, true);
+  return t_.route_gpus(ga, {from.nics[k], send_gdr, from.proxies[k]}, gb, {to.nics[pick(to, b)], to.recv_gdr, -1},
+                       true);
 }
 
 double Communicator::connection_rate(long a, long b, bool simplex) const {
@@ -379,10 +437,12 @@ std::vector<std::string> Communicator::transport_summary() const {
   for (int a = 0; a < ppn_; ++a) {
     for (int b = 0; b < ppn_; ++b) {
       if (a == b) continue;
-      const std::string name = nccl_name(transport(a, b), net_name);
+      const int via = intra_via_[static_cast<std::size_t>(a * ppn_ + b)];
+      const std::string name =
+          via >= 0 ? fmt::format("P2P/indirect/{}[{}]", via, local_gpu(via)) : nccl_name(transport(a, b), net_name);
       const topo::Route direct = t_.node().gpu_to_gpu(local_gpu(a), local_gpu(b), true);
       const std::string cls = direct.label();
-      const std::string key = name + " " + cls;
+      const std::string key = (via >= 0 ? std::string("P2P/indirect") : name) + " " + cls;
       if (seen.count(key) != 0) continue;
       seen[key] = name;
       out.push_back(fmt::format("GPU{} -> GPU{} ({}): {}", local_gpu(a), local_gpu(b), cls, name));

@@ -102,6 +102,7 @@ private:
   const NcclParams* params_;
   std::vector<long> gpus_;                      // global GPU index by rank
   std::vector<NcclTransport> intra_transport_;  // ppn x ppn, by local rank
+  std::vector<int> intra_via_;  // ppn x ppn: the local rank a P2P/indirect (PATH_NVB) pair goes through, or -1
   // How each local rank reaches the network (by local rank): the NICs NCCL picks for it in
   // channel order, and for each the local GPU that relays its sends over NVLink (PXN), or -1.
   struct NetSide {
@@ -135,6 +136,8 @@ private:
   void choose_transports();
   void apply_network_profile();  // the network's NCCL variables under the user's
   void choose_net_transports();
+  // The local rank both `a` and `b` have an NVLink to (NCCL's PATH_NVB), or -1.
+  [[nodiscard]] int nvlink_intermediate(int a, int b) const;
   void summarize_net(const std::string& net_name, std::vector<std::string>& out) const;
   [[nodiscard]] NetSide net_side(int local_rank, PathLevel gdr_level, bool pxn) const;
 };

@@ -212,10 +212,12 @@ CpuSpec parse_cpu(const Fields& f) {
   c.stream_efficiency = f.fraction("stream_efficiency");
   c.pcie = parse_pcie_link(f, "pcie");
   if (f.has("socket_link")) {
-    const Fields sf(f.node("socket_link"), f.file(), f.field("socket_link"), {"name", "bandwidth_GBps", "device_GBps"});
+    const Fields sf(f.node("socket_link"), f.file(), f.field("socket_link"),
+                    {"name", "bandwidth_GBps", "device_GBps", "peer_GBps"});
     c.socket_link_name = sf.text("name");
     c.socket_link = gigabytes_per_second(sf.positive("bandwidth_GBps"));
     if (sf.has("device_GBps")) c.socket_link_device = gigabytes_per_second(sf.positive("device_GBps"));
+    if (sf.has("peer_GBps")) c.socket_link_peer = gigabytes_per_second(sf.positive("peer_GBps"));
   }
   c.socket_link_latency = nanoseconds(f.positive_or("socket_link_latency_ns", 100));
   c.source = source_of(f);

@@ -21,6 +21,10 @@ struct CpuSpec {
   // What a PCIe device's traffic across the socket link reaches (DMA to the other socket's
   // memory, peer traffic), where it is below the CPU-to-CPU rate; unset: the link's rate.
   std::optional<Bandwidth> socket_link_device;
+  // What peer-to-peer traffic between PCIe devices on different sockets (GPU to GPU with
+  // NCCL_P2P_LEVEL=SYS, a NIC reading another socket's GPU) reaches across the link: SM-driven
+  // peer transfers cross Intel's UPI far below its CPU-to-CPU rate; unset: the device rate.
+  std::optional<Bandwidth> socket_link_peer;
   std::string socket_link_name;
   Seconds socket_link_latency;
   std::string source;

@@ -233,9 +233,10 @@ std::string summary_text(const Topology& t, const topo::TopologySummary& s) {
   }
   out += fmt::format("  GPU bisection/node  {} GB/s achievable, one direction\n", gbps(s.node_gpu_bisection));
   if (t.fabric() != nullptr) {
-    out += fmt::format("  injection/node      {} NICs x {:g} Gb/s = {} GB/s line, {} GB/s achievable ({})\n",
+    out += fmt::format("  injection/node      {} NICs x {:g} Gb/s = {} GB/s line, {} GB/s achievable ({}{})\n",
                        t.node().nics(), in_Gbps(t.fabric()->nic_line_rate()), gbps(s.node_injection_line),
-                       gbps(s.node_injection), t.network().name);
+                       gbps(s.node_injection), t.network().name,
+                       s.injection_pcie_capped ? "; NICs capped by their PCIe paths" : "");
     const auto& f = s.fabric;
     std::string shape = fabric_words(t);
     if (f.tiers == 2) shape += fmt::format("; {} leaves, {} spines", f.leaves, f.spines);
@@ -365,6 +366,7 @@ std::string topo_json(const Topology& t) {
                         {"node_gpu_bisection_GBps", in_GBps(s.node_gpu_bisection)},
                         {"node_injection_line_GBps", in_GBps(s.node_injection_line)},
                         {"node_injection_GBps", in_GBps(s.node_injection)},
+                        {"node_injection_pcie_capped", s.injection_pcie_capped},
                         {"bisection_line_GBps", in_GBps(s.bisection_line)},
                         {"bisection_GBps", in_GBps(s.bisection)},
                         {"fabric_tiers", s.fabric.tiers},

@@ -66,6 +66,7 @@ NodeTemplate::NodeTemplate(const ClusterSpec& spec, const hw::Catalog& catalog) 
                                           Seconds(0), LinkKind::memory, cpu.memory_channels));
   }
   socket_link_.assign(static_cast<std::size_t>(n.sockets), std::vector<LinkId>(static_cast<std::size_t>(n.sockets), 0));
+  socket_peer_link_ = socket_link_;
   if (n.sockets > 1) {
     if (!cpu.socket_link) {
       throw InputError(n.cpu_where, "node.sockets",
@@ -84,6 +85,17 @@ NodeTemplate::NodeTemplate(const ClusterSpec& spec, const hw::Catalog& catalog) 
                               achievable, cpu.socket_link_latency, cpu.socket_link_latency, LinkKind::socket, 0);
         socket_link_[static_cast<std::size_t>(s)][static_cast<std::size_t>(t)] = id;
         socket_link_[static_cast<std::size_t>(t)][static_cast<std::size_t>(s)] = id + 1;
+        // Peer-to-peer traffic between devices on the two sockets reaches only the CPU's peer
+        // rate where the catalog gives one (Intel's UPI); a link of its own, on the same wires,
+        // so that it caps the peer routes without capping DMA to the other socket's memory.
+        LinkId peer = id;
+        if (cpu.socket_link_peer) {
+          peer = local_.add_duplex(cpu_[static_cast<std::size_t>(s)], cpu_[static_cast<std::size_t>(t)],
+                                   *cpu.socket_link, std::min(*cpu.socket_link_peer, achievable),
+                                   cpu.socket_link_latency, cpu.socket_link_latency, LinkKind::socket, 0);
+        }
+        socket_peer_link_[static_cast<std::size_t>(s)][static_cast<std::size_t>(t)] = peer;
+        socket_peer_link_[static_cast<std::size_t>(t)][static_cast<std::size_t>(s)] = peer + 1;
       }
     }
   }
@@ -420,7 +432,7 @@ Route NodeTemplate::trace_pcie_path(DeviceId a, DeviceId b) const {
     const int sa = local_.device(a).socket;
     const int sb = local_.device(b).socket;
     append_up(a, socket_device(a), r.links);
-    append_cross_socket(sa, sb, r.links);
+    if (sa != sb) r.links.push_back(socket_peer_link_[static_cast<std::size_t>(sa)][static_cast<std::size_t>(sb)]);
     append_up(b, socket_device(b), down);
     if (sa != sb) {
       r.type = PathType::sys;
@@ -536,7 +548,7 @@ Bandwidth NodeTemplate::gpu_bisection() const {
                   local_.device(gpu_[a]).socket != local_.device(gpu_[b]).socket;
         }
       }
-      if (spans) pcie = std::min(pcie, local_.link(socket_link_[0][1]).capacity.value() * 1.0);
+      if (spans) pcie = std::min(pcie, local_.link(socket_peer_link_[0][1]).capacity.value() * 1.0);
     }
     cross += pcie;
     if (best < 0 || cross < best) best = cross;

@@ -91,9 +91,12 @@ private:
   DeviceId nvswitch_ = kNone;
   std::vector<LinkId> mem_link_;                  // cpu -> mem; mem -> cpu is +1
   std::vector<std::vector<LinkId>> socket_link_;  // [s][t]: s -> t
-  std::vector<LinkId> gpu_nvswitch_link_;         // gpu -> nvswitch; back is +1
-  std::vector<std::vector<int>> mesh_link_;       // [a][b]: link id a -> b, or -1
-  std::vector<std::vector<int>> mesh_links_;      // [a][b]: NVLink count
+  // [s][t]: what peer traffic between PCIe devices crosses from s to t (the socket link itself
+  // where the CPU has no separate peer rate)
+  std::vector<std::vector<LinkId>> socket_peer_link_;
+  std::vector<LinkId> gpu_nvswitch_link_;     // gpu -> nvswitch; back is +1
+  std::vector<std::vector<int>> mesh_link_;   // [a][b]: link id a -> b, or -1
+  std::vector<std::vector<int>> mesh_links_;  // [a][b]: NVLink count
   std::vector<int> nic_of_gpu_;
   std::vector<std::vector<int>> near_nics_;
   // Every GPU<->NIC PCIe path, built once the node is complete: every route across nodes takes

@@ -1,5 +1,7 @@
 #include "topo/summary.hpp"
 
+#include <algorithm>
+
 namespace gf::topo {
 
 namespace {
@@ -31,7 +33,17 @@ TopologySummary summarize(const Topology& t) {
   s.node_gpu_bisection = t.node().gpu_bisection();
   if (const NetworkFabric* f = t.fabric()) {
     s.node_injection_line = f->nic_line_rate() * static_cast<double>(t.node().nics());
-    s.node_injection = s.node_injection_line * t.network().efficiency;
+    s.node_injection = Bandwidth(0);
+    // Each NIC injects what the network gives it, or what its PCIe path to host memory carries
+    // where that is less (the warning Topology prints for such NICs): the sum is what the node
+    // can put on the wire, not the NICs' nameplate.
+    const Bandwidth net_rate = f->nic_line_rate() * t.network().efficiency;
+    for (int n = 0; n < t.node().nics(); ++n) {
+      const DeviceId nic = t.node().nic(n);
+      const Bandwidth pcie = t.node().to_memory(nic, t.node().socket_of(nic)).bandwidth;
+      s.node_injection += std::min(net_rate, pcie);
+      s.injection_pcie_capped = s.injection_pcie_capped || pcie < net_rate;
+    }
     s.bisection_line = f->bisection_line();
     s.bisection = f->bisection_achievable();
     s.fabric = f->shape();

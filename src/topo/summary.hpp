@@ -36,12 +36,13 @@ struct TopologySummary {
   std::size_t links = 0;    // directed, hardware only (no bundles)
   CountByKind<LinkKind> links_by_kind;
   CountByKind<DeviceKind> devices_by_kind;
-  Bandwidth gpu_nvlink;           // per GPU, achievable, one direction
-  Bandwidth node_gpu_bisection;   // among one node's GPUs
-  Bandwidth node_injection_line;  // all compute NICs of one node, line rate
-  Bandwidth node_injection;       // achievable
-  Bandwidth bisection_line;       // whole network
-  Bandwidth bisection;            // achievable
+  Bandwidth gpu_nvlink;                // per GPU, achievable, one direction
+  Bandwidth node_gpu_bisection;        // among one node's GPUs
+  Bandwidth node_injection_line;       // all compute NICs of one node, line rate
+  Bandwidth node_injection;            // achievable: each NIC at the lesser of network and PCIe rate
+  bool injection_pcie_capped = false;  // some NIC's PCIe path carries less than the network
+  Bandwidth bisection_line;            // whole network
+  Bandwidth bisection;                 // achievable
   FabricShape fabric;
   std::vector<PairClass> classes;
 };
