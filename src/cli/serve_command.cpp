@@ -275,6 +275,7 @@ std::string ServeOptions::run() const {
   load.input = length_of("--isl", isl);
   load.output = length_of("--osl", osl);
   load.seed = static_cast<std::uint64_t>(parse_whole("--seed", seed, 0, 1L << 62));
+  sim.seed = load.seed;  // the balancer draws under the same seed as the load
   const int kinds = !rate.empty() + !concurrency.empty() + !offline.empty() + !arrivals.empty();
   if (kinds > 1)
     throw InputError({}, "--rate", "more than one load given", "one of --rate, --concurrency, --offline, --arrivals");

@@ -8,9 +8,11 @@
 // blocks back and recomputes its prompt and generated tokens later (vLLM's recompute
 // preemption).
 //
-// Replicas sit behind one load balancer that sends each request to the replica with the fewest
-// outstanding requests. A pipeline-parallel replica runs as PP engines (one batch per stage in
+// Replicas sit behind one load balancer that sends each request to the less loaded (fewest
+// outstanding requests) of two replicas drawn at random under the run's seed, as Envoy's
+// LEAST_REQUEST policy does. A pipeline-parallel replica runs as PP engines (one batch per stage in
 // flight), each holding 1/PP of its KV cache.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -117,11 +119,13 @@ struct SimulationOptions {
   std::string output_field = "--osl";
   std::string requests_field = "--requests";  // what sets the number of requests, for the budget's message
   WorkBudget* budget = nullptr;               // nullptr: the run has a budget of its own
+  std::uint64_t seed = 0;                     // the balancer's random draws (--seed)
 };
 
 // Disaggregated serving: the first `prefill_replicas` replicas run prompts only; when a prompt's
 // first token is out, its KV cache moves (`transfer`) to the decode replica with the fewest
-// requests, which generates the rest. TTFT is the prefill's; TPOT the decode's.
+// requests of two drawn at random (the balancer above), which generates the rest. TTFT is the prefill's; TPOT the
+// decode's.
 struct Disaggregation {
   long prefill_replicas = 0;
   const KvTransfer* transfer = nullptr;
