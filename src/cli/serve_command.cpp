@@ -139,6 +139,45 @@ void check_steps(const std::string& requests_from, const work::LoadSpec& load, l
       fmt::format("at most {:.0f} steps (about 2 s): fewer requests or shorter --isl/--osl", work::kMaxSimulatedSteps));
 }
 
+// A request must fit the model's context: its prompt alone, and its prompt with its answer, as
+// vLLM's OpenAI server refuses it ("This model's maximum context length is N tokens. However, you
+// requested M tokens (P in the messages, C in the completion)", entrypoints/openai/
+// serving_engine.py, _validate_input). The message names the length that is too long by itself,
+// or both when only their sum is; `input_field` and `output_field` name them as the user gave them.
+void check_context(const work::ModelSpec& m, const work::LoadSpec& load, const std::string& input_field,
+                   const std::string& output_field) {
+  long input = 0, output = 0, both_in = 0, both_out = 0;
+  auto see = [&](long in, long out) {
+    input = std::max(input, in);
+    output = std::max(output, out);
+    if (in + out > both_in + both_out) {
+      both_in = in;
+      both_out = out;
+    }
+  };
+  if (load.kind == work::ArrivalKind::trace)
+    for (const work::Request& r : load.trace) see(r.input, r.output);
+  else
+    see(load.input.max(), load.output.max());
+  const long context = m.max_context;
+  const std::string valid =
+      fmt::format("a prompt and answer of at most {} tokens together, {}'s context", context, m.name);
+  if (input > context)
+    throw InputError(
+        {}, input_field,
+        fmt::format("a prompt of {} tokens is longer than {}'s context of {} tokens", input, m.name, context), valid);
+  if (output > context)
+    throw InputError(
+        {}, output_field,
+        fmt::format("an answer of {} tokens is longer than {}'s context of {} tokens", output, m.name, context), valid);
+  if (both_in + both_out > context)
+    throw InputError(
+        {}, input_field + " + " + output_field,
+        fmt::format("a request of {} input + {} output = {} tokens is longer than {}'s context of {} tokens", both_in,
+                    both_out, both_in + both_out, m.name, context),
+        valid);
+}
+
 nlohmann::json distribution_json(const work::Distribution& d) {
   return {{"mean", d.mean}, {"p50", d.p50}, {"p90", d.p90}, {"p99", d.p99}};
 }
@@ -328,6 +367,7 @@ std::string ServeOptions::run() const {
   }
 
   sim.requests_field = requests_from;
+  check_context(m, load, sim.input_field, sim.output_field);
   // A sweep or a sizing counts its own runs' steps below.
   if (!sizing && sweep_rate.empty() && sweep_concurrency.empty()) check_steps(requests_from, load, r.max_batch_tokens);
 

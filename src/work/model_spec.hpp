@@ -42,7 +42,8 @@ struct ModelSpec {
   long head_dim = 0;  // hidden / heads unless the model says otherwise
   long ffn = 0;       // intermediate width of a dense FFN
   bool gated_ffn = false;
-  long seq = 0;  // training sequence length
+  long seq = 0;          // training sequence length
+  long max_context = 0;  // the longest context the released model takes (prompt + answer); seq unless given
   long vocab = 0;
   bool tied_embeddings = false;
   bool learned_positions = false;   // GPT-2/3-style position table (position_rows x hidden)
