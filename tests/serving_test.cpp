@@ -304,6 +304,52 @@ TEST(ServingSim, BalancerDrawsFollowTheSeed) {
   EXPECT_TRUE(differs);
 }
 
+// 20% more arrivals than the service takes: the queue grows by about a sixth of the arrivals over
+// the second half of the run. The old test (a drain longer than a fifth of the arrival span)
+// missed it; the queue's growth does not, and 80% of the capacity is not overload.
+TEST(ServingSim, TwentyPercentOverloadIsFlagged) {
+  const auto t = gf::test::preset("dgx-h100");
+  TrainingContext ctx(t);
+  const ReplicaSet set(ctx, library_model("llama3.1-8b"), replica(1), 1);
+  const double capacity =
+      summarize(set.run(generate_requests(fixed_load(ArrivalKind::offline, 2000, 1024, 256)), 0, {}), 0, {}, true)
+          .requests_per_s;
+  auto at = [&](double load) {
+    LoadSpec l = fixed_load(ArrivalKind::poisson, 2000, 1024, 256);
+    l.rate = load * capacity;
+    return summarize(set.run(generate_requests(l), 0, {}), l.rate, {}, true);
+  };
+  const ServingSummary over = at(1.2);
+  EXPECT_TRUE(over.overloaded);
+  EXPECT_NEAR(over.overload_factor, 1.2, 0.1);
+  EXPECT_NEAR(over.requests_per_s / capacity, 1.0, 0.1);
+  EXPECT_FALSE(at(0.8).overloaded);
+}
+
+// Throughput and goodput are counted while the load is offered (the measurement window), not
+// over the drain: 200 short requests at 10 req/s and a last one with a 6,000-token answer that
+// keeps the engine busy about a minute after the last arrival. Over the whole run the rate reads
+// about a quarter of what was served; over the window it is the arrival rate.
+TEST(ServingSim, ThroughputAndGoodputLeaveTheDrainOut) {
+  const auto t = gf::test::preset("dgx-h100");
+  TrainingContext ctx(t);
+  const ReplicaSet set(ctx, library_model("llama3.1-8b"), replica(1), 1);
+  std::vector<Request> reqs;
+  for (int i = 0; i < 200; ++i) reqs.push_back({0.1 * i, 512, 64});
+  reqs.push_back({20.0, 512, 6000});
+  const ServingRun run = set.run(reqs, 0, {});
+  ASSERT_GT(run.makespan(), 60);
+  SloSpec slo;
+  slo.ttft_s = 1;
+  slo.tpot_s = 0.1;
+  const ServingSummary s = summarize(run, 0, slo, true);
+  EXPECT_NEAR(s.requests_per_s, 10, 0.5);
+  EXPECT_NEAR(s.output_tokens_per_s, 640, 40);
+  EXPECT_NEAR(s.goodput_rps, s.requests_per_s, 1e-9);  // every request meets these goals
+  EXPECT_LT(s.window_s, 21);
+  EXPECT_LT(201 / run.makespan(), 0.4 * s.requests_per_s);  // what the whole span would say
+}
+
 TEST(ServingSim, PercentileInterpolatesLikeNumpy) {
   EXPECT_DOUBLE_EQ(percentile({1, 2, 3, 4}, 50), 2.5);
   EXPECT_DOUBLE_EQ(percentile({4, 1, 3, 2}, 0), 1);

@@ -202,6 +202,7 @@ nlohmann::json summary_json(const work::ServingSummary& s) {
   nlohmann::json j;
   j["requests"] = s.requests;
   j["duration_s"] = s.duration_s;
+  j["window_s"] = s.window_s;
   j["output_tokens_per_s"] = s.output_tokens_per_s;
   j["input_tokens_per_s"] = s.input_tokens_per_s;
   j["requests_per_s"] = s.requests_per_s;

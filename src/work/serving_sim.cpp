@@ -23,6 +23,7 @@ struct Live {
   long generated = 0;
   long blocks = 0;
   int preemptions = 0;
+  long queue_seen = 0;  // requests waiting (all engines) when it arrived
   bool first_token_seen = false;
   double first_token_s = 0;
 };
@@ -152,6 +153,7 @@ ServingRun simulate_serving(const std::vector<InferenceCost*>& replicas, const s
     }
   }
   run.engines = static_cast<int>(engines.size());
+  run.closed_loop = concurrency > 0;
   check_fits(requests, engines, options);
   WorkBudget own;
   WorkBudget& work_budget = options.budget != nullptr ? *options.budget : own;
@@ -229,6 +231,7 @@ ServingRun simulate_serving(const std::vector<InferenceCost*>& replicas, const s
         const std::size_t i = pop_arrival();
         l.request = i;
         l.target = requests[i].input;
+        l.queue_seen = static_cast<long>(total_waiting);
       }
       to->waiting.push_back(l);
       ++total_waiting;
@@ -345,6 +348,7 @@ ServingRun simulate_serving(const std::vector<InferenceCost*>& replicas, const s
         rec.input = r.input;
         rec.output = r.output;
         rec.preemptions = l.preemptions;
+        rec.queue_seen = l.queue_seen;
         run.requests.push_back(rec);
         run.last_finish_s = std::max(run.last_finish_s, end);
         if (concurrency > 0 && released < requests.size()) pending.emplace(end, released++);

@@ -43,6 +43,7 @@ struct RequestRecord {
   long input = 0;
   long output = 0;
   int preemptions = 0;
+  long queue_seen = 0;  // requests waiting for admission, all engines together, when it arrived
   [[nodiscard]] double ttft() const { return first_token_s - arrival_s; }
   [[nodiscard]] double e2e() const { return finish_s - arrival_s; }
   // Time per output token after the first (benchmark clients' TPOT); 0 for one-token answers.
@@ -79,6 +80,7 @@ struct ServingRun {
   double kv_blocked_s = 0;    // iterations that left a waiting request out for want of KV blocks
   double seqs_blocked_s = 0;  // ... for want of a sequence slot (max_seqs)
   int engines = 0;
+  bool closed_loop = false;            // a fixed concurrency: arrivals wait on completions
   long kv_transfers = 0;               // disaggregated: requests handed from prefill to decode
   double kv_transfer_s = 0;            // ... and the seconds their KV caches took to move, summed
   std::vector<IterationRecord> trace;  // when asked for (first `trace_limit` iterations)
