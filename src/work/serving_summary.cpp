@@ -70,6 +70,11 @@ ServingSummary summarize(const ServingRun& run, double offered_rate, const SloSp
       if (good(r)) ++good_completed;
     }
   }
+  if (s.duration_s > 0) {
+    double all = 0;
+    for (const auto& r : run.requests) all += static_cast<double>(r.output);
+    s.run_output_tokens_per_s = all / s.duration_s;
+  }
   if (s.window_s > 0) {
     s.output_tokens_per_s = out_tokens / s.window_s;
     s.input_tokens_per_s = in_tokens / s.window_s;

@@ -26,6 +26,9 @@ struct ServingSummary {
   // Throughputs and goodput are taken over this window (see summarize()).
   double window_s = 0;
   double output_tokens_per_s = 0;
+  // Output tokens over the whole run, first arrival to last completion, drain included: what a
+  // client that times the run until every request returns reports (vLLM's benchmark_duration).
+  double run_output_tokens_per_s = 0;
   double input_tokens_per_s = 0;
   double requests_per_s = 0;
   Distribution ttft_ms, tpot_ms, e2e_ms;
