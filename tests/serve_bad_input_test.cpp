@@ -110,6 +110,7 @@ TEST(ServeBadInput, KvErrorNamesTheLengthThatIsTooLong) {
 TEST(ServeBadInput, LengthsBeyondTheModelsContextAreRefused) {
   expect_refused({"--isl", "200000"}, "--isl", "longer than llama3.1-8b's context of 131072 tokens");
   expect_refused({"--osl", "140000", "--requests", "1"}, "--osl", "context of 131072");
+  expect_refused({"--ramp-up", "5s"}, "--ramp-up", "without --concurrency");
   expect_refused({"--isl", "130000", "--osl", "2000"}, "--isl + --osl", "130000 input + 2000 output");
   gf::test::ScratchDir dir;
   const auto trace = dir.write("long.csv", "0,100,10\n1,131000,100\n");

@@ -52,6 +52,10 @@ void ServeOptions::add_to(CLI::App& app) {
                  "A fixed number of clients, each sending its next request on completion");
   app.add_option("--offline", offline, "All requests at once (max throughput), N of them (default 1000)")
       ->expected(0, 1);
+  app.add_option("--ramp-up", ramp_up,
+                 "With --concurrency: start the clients one after another over this long (e.g. 10s), as vLLM's "
+                 "--ramp-up-strategy and AIPerf's --concurrency-ramp-duration do; default all at once, as "
+                 "vLLM's bench serve sends them");
   app.add_option("--arrivals", arrivals, "A trace of requests: CSV of arrival_s,input_tokens,output_tokens");
   app.add_option("--isl", isl, "Input tokens: a number, or a histogram file of tokens,weight lines");
   app.add_option("--osl", osl, "Output tokens: a number, or a histogram file of tokens,weight lines");
@@ -339,6 +343,7 @@ std::string ServeOptions::run() const {
     load.kind = work::ArrivalKind::concurrency;
     load.concurrency = parse_whole("--concurrency", concurrency, 1, kMaxConcurrency);
     default_requests = std::max<long>(1000, 10 * load.concurrency);
+    if (!ramp_up.empty()) load.ramp_up_s = parse_duration_s("--ramp-up", ramp_up);
     if (requests.empty()) requests_from = "--concurrency";
   } else if (!arrivals.empty()) {
     load.kind = work::ArrivalKind::trace;
@@ -354,6 +359,8 @@ std::string ServeOptions::run() const {
     }
   }
   load.requests = requests.empty() ? default_requests : parse_whole("--requests", requests, 1, work::kMaxRequests);
+  if (!ramp_up.empty() && load.kind != work::ArrivalKind::concurrency)
+    throw InputError({}, "--ramp-up", "a ramp-up without --concurrency", "--concurrency N --ramp-up 10s");
   if (!duration.empty()) {
     if (load.kind != work::ArrivalKind::poisson)
       throw InputError({}, "--duration", "a duration without --rate", "--rate R --duration 1h");
