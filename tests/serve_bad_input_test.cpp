@@ -89,12 +89,36 @@ TEST(ServeBadInput, KvCheckAddsLongestLengthsWithoutOverflow) {
 // itself, or both when only their sum is (llama3.1-8b at TP 1 holds about 418,000 tokens).
 TEST(ServeBadInput, KvErrorNamesTheLengthThatIsTooLong) {
   expect_refused({"--osl", "10000000"}, "--osl", std::to_string(kMaxRequestTokens));
-  expect_refused({"--osl", "500000", "--requests", "1"}, "--osl", "exceeds the KV cache");
-  expect_refused({"--isl", "500000", "--requests", "1"}, "--isl", "exceeds the KV cache");
-  expect_refused({"--isl", "300000", "--osl", "300000", "--requests", "1"}, "--isl + --osl", "exceeds the KV cache");
+  // A quarter of the GPU's memory leaves a KV cache of about 22k tokens: lengths within the
+  // model's context (131,072) that the cache cannot hold.
+  const std::vector<std::string> small = {"--gpu-memory-utilization", "0.25", "--requests", "1"};
+  auto with = [&](std::vector<std::string> args) {
+    args.insert(args.end(), small.begin(), small.end());
+    return args;
+  };
+  expect_refused(with({"--osl", "50000"}), "--osl", "exceeds the KV cache");
+  expect_refused(with({"--isl", "50000"}), "--isl", "exceeds the KV cache");
+  expect_refused(with({"--isl", "15000", "--osl", "15000"}), "--isl + --osl", "exceeds the KV cache");
   gf::test::ScratchDir dir;
-  const auto trace = dir.write("long.csv", "0,100,10\n1,100,500000\n");
-  expect_refused({"--arrivals", trace}, "--arrivals output_tokens", "exceeds the KV cache");
+  const auto trace = dir.write("long.csv", "0,100,10\n1,100,50000\n");
+  expect_refused({"--arrivals", trace, "--gpu-memory-utilization", "0.25"}, "--arrivals output_tokens",
+                 "exceeds the KV cache");
+}
+
+// A prompt beyond the model's context, or a prompt and answer that are together, was simulated
+// as if the model took it; vLLM refuses such a request. Each length is named, and the context.
+TEST(ServeBadInput, LengthsBeyondTheModelsContextAreRefused) {
+  expect_refused({"--isl", "200000"}, "--isl", "longer than llama3.1-8b's context of 131072 tokens");
+  expect_refused({"--osl", "140000", "--requests", "1"}, "--osl", "context of 131072");
+  expect_refused({"--ramp-up", "5s"}, "--ramp-up", "without --concurrency");
+  expect_refused({"--isl", "130000", "--osl", "2000"}, "--isl + --osl", "130000 input + 2000 output");
+  gf::test::ScratchDir dir;
+  const auto trace = dir.write("long.csv", "0,100,10\n1,131000,100\n");
+  expect_refused({"--arrivals", trace}, "--arrivals input_tokens + --arrivals output_tokens", "context of 131072");
+  const auto hist = dir.write("isl.csv", "1000,1\n140000,0.001\n");
+  expect_refused({"--isl", hist}, "--isl", "a prompt of 140000 tokens");
+  // Exactly the context is taken.
+  EXPECT_EQ(serve({"--isl", "131000", "--osl", "72", "--requests", "1", "--format", "json"}).code, 0);
 }
 
 // Sizes within the old caps ran for minutes (--concurrency 1000000), ended in "out of memory ...

@@ -55,6 +55,10 @@ void ServeOptions::add_to(CLI::App& app) {
                  "A fixed number of clients, each sending its next request on completion");
   app.add_option("--offline", offline, "All requests at once (max throughput), N of them (default 1000)")
       ->expected(0, 1);
+  app.add_option("--ramp-up", ramp_up,
+                 "With --concurrency: start the clients one after another over this long (e.g. 10s), as vLLM's "
+                 "--ramp-up-strategy and AIPerf's --concurrency-ramp-duration do; default all at once, as "
+                 "vLLM's bench serve sends them");
   app.add_option("--arrivals", arrivals, "A trace of requests: CSV of arrival_s,input_tokens,output_tokens");
   app.add_option("--isl", isl, "Input tokens: a number, or a histogram file of tokens,weight lines");
   app.add_option("--osl", osl, "Output tokens: a number, or a histogram file of tokens,weight lines");
@@ -142,6 +146,45 @@ void check_steps(const std::string& requests_from, const work::LoadSpec& load, l
       fmt::format("at most {:.0f} steps (about 2 s): fewer requests or shorter --isl/--osl", work::kMaxSimulatedSteps));
 }
 
+// A request must fit the model's context: its prompt alone, and its prompt with its answer, as
+// vLLM's OpenAI server refuses it ("This model's maximum context length is N tokens. However, you
+// requested M tokens (P in the messages, C in the completion)", entrypoints/openai/
+// serving_engine.py, _validate_input). The message names the length that is too long by itself,
+// or both when only their sum is; `input_field` and `output_field` name them as the user gave them.
+void check_context(const work::ModelSpec& m, const work::LoadSpec& load, const std::string& input_field,
+                   const std::string& output_field) {
+  long input = 0, output = 0, both_in = 0, both_out = 0;
+  auto see = [&](long in, long out) {
+    input = std::max(input, in);
+    output = std::max(output, out);
+    if (in + out > both_in + both_out) {
+      both_in = in;
+      both_out = out;
+    }
+  };
+  if (load.kind == work::ArrivalKind::trace)
+    for (const work::Request& r : load.trace) see(r.input, r.output);
+  else
+    see(load.input.max(), load.output.max());
+  const long context = m.max_context;
+  const std::string valid =
+      fmt::format("a prompt and answer of at most {} tokens together, {}'s context", context, m.name);
+  if (input > context)
+    throw InputError(
+        {}, input_field,
+        fmt::format("a prompt of {} tokens is longer than {}'s context of {} tokens", input, m.name, context), valid);
+  if (output > context)
+    throw InputError(
+        {}, output_field,
+        fmt::format("an answer of {} tokens is longer than {}'s context of {} tokens", output, m.name, context), valid);
+  if (both_in + both_out > context)
+    throw InputError(
+        {}, input_field + " + " + output_field,
+        fmt::format("a request of {} input + {} output = {} tokens is longer than {}'s context of {} tokens", both_in,
+                    both_out, both_in + both_out, m.name, context),
+        valid);
+}
+
 nlohmann::json distribution_json(const work::Distribution& d) {
   return {{"mean", d.mean}, {"p50", d.p50}, {"p90", d.p90}, {"p99", d.p99}};
 }
@@ -166,6 +209,7 @@ nlohmann::json summary_json(const work::ServingSummary& s) {
   nlohmann::json j;
   j["requests"] = s.requests;
   j["duration_s"] = s.duration_s;
+  j["window_s"] = s.window_s;
   j["output_tokens_per_s"] = s.output_tokens_per_s;
   j["input_tokens_per_s"] = s.input_tokens_per_s;
   j["requests_per_s"] = s.requests_per_s;
@@ -278,6 +322,7 @@ std::string ServeOptions::run() const {
   load.input = length_of("--isl", isl);
   load.output = length_of("--osl", osl);
   load.seed = static_cast<std::uint64_t>(parse_whole("--seed", seed, 0, 1L << 62));
+  sim.seed = load.seed;  // the balancer draws under the same seed as the load
   const int kinds = !rate.empty() + !concurrency.empty() + !offline.empty() + !arrivals.empty();
   if (kinds > 1)
     throw InputError({}, "--rate", "more than one load given", "one of --rate, --concurrency, --offline, --arrivals");
@@ -301,6 +346,7 @@ std::string ServeOptions::run() const {
     load.kind = work::ArrivalKind::concurrency;
     load.concurrency = parse_whole("--concurrency", concurrency, 1, kMaxConcurrency);
     default_requests = std::max<long>(1000, 10 * load.concurrency);
+    if (!ramp_up.empty()) load.ramp_up_s = parse_duration_s("--ramp-up", ramp_up);
     if (requests.empty()) requests_from = "--concurrency";
   } else if (!arrivals.empty()) {
     load.kind = work::ArrivalKind::trace;
@@ -316,6 +362,8 @@ std::string ServeOptions::run() const {
     }
   }
   load.requests = requests.empty() ? default_requests : parse_whole("--requests", requests, 1, work::kMaxRequests);
+  if (!ramp_up.empty() && load.kind != work::ArrivalKind::concurrency)
+    throw InputError({}, "--ramp-up", "a ramp-up without --concurrency", "--concurrency N --ramp-up 10s");
   if (!duration.empty()) {
     if (load.kind != work::ArrivalKind::poisson)
       throw InputError({}, "--duration", "a duration without --rate", "--rate R --duration 1h");
@@ -330,6 +378,7 @@ std::string ServeOptions::run() const {
   }
 
   sim.requests_field = requests_from;
+  check_context(m, load, sim.input_field, sim.output_field);
   // A sweep or a sizing counts its own runs' steps below.
   if (!sizing && sweep_rate.empty() && sweep_concurrency.empty()) check_steps(requests_from, load, r.max_batch_tokens);
 

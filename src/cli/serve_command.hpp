@@ -23,7 +23,7 @@ struct ServeOptions {
   bool no_chunked_prefill = false;
   std::string rate, concurrency, offline, arrivals;
   std::string isl = "1024", osl = "256";
-  std::string requests, duration, seed = "0";
+  std::string requests, duration, seed = "0", ramp_up;
   std::string slo_ttft, slo_tpot, slo_percentile = "90", peak;
   std::string sweep_rate, sweep_concurrency;
   std::string disaggregate, background, mig;

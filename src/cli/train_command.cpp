@@ -163,10 +163,13 @@ work::ModelSpec model_of(const TrainOptions& o) {
       if (!m.is_transformer())
         throw InputError({}, "--seq", m.name + " is not a transformer: it has no sequence length",
                          "--seq with a transformer model");
+      // A learned position table is a hard limit; a rotary model's is its stated context (one that
+      // only repeats the training sequence is no limit: long-context training extends exactly those).
+      const long limit = m.learned_positions ? m.position_rows : m.max_context != m.seq ? m.max_context : 0;
       m.seq = parse_whole("--seq", o.seq, 1, 1L << 24);
-      if (m.max_context > 0 && m.seq > m.max_context)
+      if (limit > 0 && m.seq > limit)
         throw InputError({}, "--seq", fmt::format("{} tokens, beyond {}'s context", m.seq, m.name),
-                         fmt::format("1 to {} (the model's {})", m.max_context,
+                         fmt::format("1 to {} (the model's {})", limit,
                                      m.learned_positions ? "position table" : "max_context"));
     }
     return m;

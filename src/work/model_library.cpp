@@ -105,8 +105,10 @@ ModelSpec read(const YAML::Node& root, const std::string& file) {
   m.tied_embeddings = f.flag("tied_embeddings");
   const std::string pos = f.choice("position_embedding", {"learned", "rope", "sinusoidal", "alibi", "none"});
   m.learned_positions = pos == "learned";
-  m.position_rows = f.integer_or("position_table", 1, 1L << 26, f.integer_or("max_context", 1, 1L << 26, m.seq));
-  m.max_context = f.integer_or("max_context", 1, 1L << 26, m.learned_positions ? m.position_rows : 0);
+  // The context a released model takes: the file's max_context, else its training sequence;
+  // a learned position table has that many rows unless the file says otherwise.
+  m.max_context = f.integer_or("max_context", 1, 1L << 26, m.seq);
+  m.position_rows = f.integer_or("position_table", 1, 1L << 26, m.max_context);
   m.layer_norm = f.choice("norm", {"layernorm", "rmsnorm"}) == "layernorm";
   m.parallel_attention = f.flag_or("parallel_attention", false);
   m.linear_bias = f.flag_or("attention_bias", false) || f.flag_or("ffn_bias", false);

@@ -42,7 +42,8 @@ struct ModelSpec {
   long head_dim = 0;  // hidden / heads unless the model says otherwise
   long ffn = 0;       // intermediate width of a dense FFN
   bool gated_ffn = false;
-  long seq = 0;  // training sequence length
+  long seq = 0;          // training sequence length
+  long max_context = 0;  // the longest context the released model takes (prompt + answer); seq unless given
   long vocab = 0;
   bool tied_embeddings = false;
   bool learned_positions = false;   // GPT-2/3-style position table (position_rows x hidden)
@@ -68,7 +69,6 @@ struct ModelSpec {
   // published: what `train` steps when no --global-batch is given (0: none published).
   long global_batch = 0;
   std::string global_batch_source;
-  long max_context = 0;  // the longest sequence the model takes (0: not stated)
 
   [[nodiscard]] bool is_transformer() const { return kind != ModelKind::generic; }
   [[nodiscard]] long attention_width() const { return heads * head_dim; }  // Q's output width

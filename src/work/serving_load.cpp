@@ -149,16 +149,22 @@ std::vector<Request> generate_requests(const LoadSpec& load) {
   out.reserve(static_cast<std::size_t>(std::max<long>(0, load.requests)));
   std::exponential_distribution<double> gap(load.kind == ArrivalKind::poisson ? load.rate : 1.0);
   double t = 0;
+  std::mt19937_64 ramp(load.seed ^ 0x9e3779b97f4a7c15ULL);  // apart from the lengths' draws
   for (long i = 0; i < load.requests; ++i) {
     Request r;
     if (load.kind == ArrivalKind::poisson) {
       if (i > 0) t += gap(rng);
       r.arrival_s = t;
+    } else if (load.kind == ArrivalKind::concurrency && i < load.concurrency && load.ramp_up_s > 0) {
+      r.arrival_s = std::uniform_real_distribution<double>(0.0, load.ramp_up_s)(ramp);
     }
     r.input = load.input.sample(rng);
     r.output = load.output.sample(rng);
     out.push_back(r);
   }
+  if (load.kind == ArrivalKind::concurrency)
+    std::sort(out.begin(), out.begin() + std::min<long>(load.concurrency, static_cast<long>(out.size())),
+              [](const Request& a, const Request& b) { return a.arrival_s < b.arrival_s; });
   return out;
 }
 

@@ -63,6 +63,8 @@ struct LoadSpec {
   ArrivalKind kind = ArrivalKind::offline;
   double rate = 0;       // requests per second (poisson)
   long concurrency = 0;  // clients (concurrency)
+  // Concurrency: client k sends its first request at k x ramp_up_s / clients (0: all at once).
+  double ramp_up_s = 0;
   long requests = 1000;  // how many requests in all
   LengthDistribution input{1024};
   LengthDistribution output{256};
@@ -70,8 +72,8 @@ struct LoadSpec {
   std::vector<Request> trace;  // kind trace
 };
 
-// The requests of a load, sorted by arrival. For `concurrency` all arrive at 0 and the
-// simulation re-times all but the first `concurrency` of them.
+// The requests of a load, sorted by arrival. For `concurrency` the first `concurrency` arrive
+// over the ramp-up (all at 0 without one) and the simulation re-times the others.
 std::vector<Request> generate_requests(const LoadSpec& load);
 
 // The steps (see kMaxSimulatedSteps) a load asks for when batches are full: per request its output

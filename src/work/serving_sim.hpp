@@ -8,9 +8,11 @@
 // blocks back and recomputes its prompt and generated tokens later (vLLM's recompute
 // preemption).
 //
-// Replicas sit behind one load balancer that sends each request to the replica with the fewest
-// outstanding requests. A pipeline-parallel replica runs as PP engines (one batch per stage in
+// Replicas sit behind one load balancer that sends each request to the less loaded (fewest
+// outstanding requests) of two replicas drawn at random under the run's seed, as Envoy's
+// LEAST_REQUEST policy does. A pipeline-parallel replica runs as PP engines (one batch per stage in
 // flight), each holding 1/PP of its KV cache.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -41,6 +43,7 @@ struct RequestRecord {
   long input = 0;
   long output = 0;
   int preemptions = 0;
+  long queue_seen = 0;  // requests waiting for admission, all engines together, when it arrived
   [[nodiscard]] double ttft() const { return first_token_s - arrival_s; }
   [[nodiscard]] double e2e() const { return finish_s - arrival_s; }
   // Time per output token after the first (benchmark clients' TPOT); 0 for one-token answers.
@@ -77,6 +80,7 @@ struct ServingRun {
   double kv_blocked_s = 0;    // iterations that left a waiting request out for want of KV blocks
   double seqs_blocked_s = 0;  // ... for want of a sequence slot (max_seqs)
   int engines = 0;
+  bool closed_loop = false;            // a fixed concurrency: arrivals wait on completions
   long kv_transfers = 0;               // disaggregated: requests handed from prefill to decode
   double kv_transfer_s = 0;            // ... and the seconds their KV caches took to move, summed
   std::vector<IterationRecord> trace;  // when asked for (first `trace_limit` iterations)
@@ -117,11 +121,13 @@ struct SimulationOptions {
   std::string output_field = "--osl";
   std::string requests_field = "--requests";  // what sets the number of requests, for the budget's message
   WorkBudget* budget = nullptr;               // nullptr: the run has a budget of its own
+  std::uint64_t seed = 0;                     // the balancer's random draws (--seed)
 };
 
 // Disaggregated serving: the first `prefill_replicas` replicas run prompts only; when a prompt's
 // first token is out, its KV cache moves (`transfer`) to the decode replica with the fewest
-// requests, which generates the rest. TTFT is the prefill's; TPOT the decode's.
+// requests of two drawn at random (the balancer above), which generates the rest. TTFT is the prefill's; TPOT the
+// decode's.
 struct Disaggregation {
   long prefill_replicas = 0;
   const KvTransfer* transfer = nullptr;
