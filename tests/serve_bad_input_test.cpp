@@ -89,7 +89,7 @@ TEST(ServeBadInput, KvCheckAddsLongestLengthsWithoutOverflow) {
 // itself, or both when only their sum is (llama3.1-8b at TP 1 holds about 418,000 tokens).
 TEST(ServeBadInput, KvErrorNamesTheLengthThatIsTooLong) {
   expect_refused({"--osl", "10000000"}, "--osl", std::to_string(kMaxRequestTokens));
-  // A quarter of the GPU's memory leaves a KV cache of about 22k tokens: lengths within the
+  // A quarter of the GPU's memory leaves a KV cache of about 32k tokens: lengths within the
   // model's context (131,072) that the cache cannot hold.
   const std::vector<std::string> small = {"--gpu-memory-utilization", "0.25", "--requests", "1"};
   auto with = [&](std::vector<std::string> args) {
@@ -98,7 +98,7 @@ TEST(ServeBadInput, KvErrorNamesTheLengthThatIsTooLong) {
   };
   expect_refused(with({"--osl", "50000"}), "--osl", "exceeds the KV cache");
   expect_refused(with({"--isl", "50000"}), "--isl", "exceeds the KV cache");
-  expect_refused(with({"--isl", "15000", "--osl", "15000"}), "--isl + --osl", "exceeds the KV cache");
+  expect_refused(with({"--isl", "20000", "--osl", "20000"}), "--isl + --osl", "exceeds the KV cache");
   gf::test::ScratchDir dir;
   const auto trace = dir.write("long.csv", "0,100,10\n1,100,50000\n");
   expect_refused({"--arrivals", trace, "--gpu-memory-utilization", "0.25"}, "--arrivals output_tokens",
