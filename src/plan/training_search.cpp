@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <limits>
+#include <map>
 
 #include "work/pipeline_split.hpp"
 #include "work/training_memory.hpp"
@@ -47,6 +48,33 @@ LayoutSearch search_layouts(work::TrainingContext& context, const TrainingWorklo
   if (vpps.empty()) {
     for (long v = 1; v <= 8; ++v) vpps.push_back(v);  // filtered per PP below
   }
+  // Megatron-Core's split rules (pipeline_split.hpp) depend on PP and VPP alone: decided once
+  // per pair here, not in the innermost loop, where a refusal (an InputError with its message)
+  // made the search several times slower.
+  struct SplitChoice {
+    bool valid = true;
+    work::ParallelLayout::StageSplit split;
+  };
+  std::map<std::pair<long, long>, SplitChoice> splits;
+  for (long pp : pps) {
+    for (long vpp : vpps) {
+      SplitChoice c;
+      if (vpp > 1 && pp == 1) {
+        c.valid = false;
+      } else if (pp > 1) {
+        const auto [first, last] = work::balanced_edges(m.layers, pp, vpp);
+        c.split.first_stage_layers = std::max<long>(0, first);
+        c.split.last_stage_layers = std::max<long>(0, last);
+        work::ParallelLayout probe;
+        probe.pp = pp;
+        probe.vpp = vpp;
+        probe.overlap_p2p_comm = vpp > 1;  // as Megatron-Bridge sets it with VPP
+        probe.split = c.split;
+        c.valid = work::pipeline_split_valid(work::split_request(m.layers, probe));
+      }
+      splits[{pp, vpp}] = c;
+    }
+  }
   double best = std::numeric_limits<double>::infinity();
   out.smallest_memory = std::numeric_limits<double>::infinity();
   for (long tp : s.tp)
@@ -66,25 +94,12 @@ LayoutSearch search_layouts(work::TrainingContext& context, const TrainingWorklo
                     // the layers takes the most even first/last stages Megatron accepts; a layout
                     // it would refuse is never generated. Overlap needs TP with sequence
                     // parallelism.
-                    work::ParallelLayout::StageSplit split;
-                    if (vpp > 1 && pp == 1) {
+                    const SplitChoice& choice = splits.at({pp, vpp});
+                    if (!choice.valid) {
                       ++out.invalid;
                       continue;
                     }
-                    if (pp > 1) {
-                      const auto [first, last] = work::balanced_edges(m.layers, pp, vpp);
-                      split.first_stage_layers = std::max<long>(0, first);
-                      split.last_stage_layers = std::max<long>(0, last);
-                      work::ParallelLayout probe;
-                      probe.pp = pp;
-                      probe.vpp = vpp;
-                      probe.overlap_p2p_comm = vpp > 1;  // as Megatron-Bridge sets it with VPP
-                      probe.split = split;
-                      if (!work::pipeline_split_valid(work::split_request(m.layers, probe))) {
-                        ++out.invalid;
-                        continue;
-                      }
-                    }
+                    const work::ParallelLayout::StageSplit& split = choice.split;
                     if (overlap && tp == 1) {
                       ++out.invalid;
                       continue;

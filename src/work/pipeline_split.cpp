@@ -134,18 +134,21 @@ PipelineSplit from_counts(const PipelineSplitRequest& r) {
       rest -= n;
       --middle;
     }
-    const auto [bf, bl] = balanced_edges(r.layers, r.pp, v);
-    const std::string suggestion = bf > 0 ? fmt::format("e.g. --first-stage-layers {} --last-stage-layers {}", bf, bl)
-                                   : bf == 0 ? std::string("or neither flag: the even split is valid")
-                                             : std::string("or every virtual stage's layers with --pipeline-layout");
+    // What to suggest, worked out only when refusing (a search checks thousands of splits).
+    auto suggestion = [&] {
+      const auto [bf, bl] = balanced_edges(r.layers, r.pp, v);
+      return bf > 0    ? fmt::format("e.g. --first-stage-layers {} --last-stage-layers {}", bf, bl)
+             : bf == 0 ? std::string("or neither flag: the even split is valid")
+                       : std::string("or every virtual stage's layers with --pipeline-layout");
+    };
     if (rest < 0 || (rest > 0) != (middle > 0))
       refuse("--first-stage-layers", fmt::format("{} layers left for {} middle stages of {}", rest, middle, r.layers),
-             "middle layers exactly when there are middle stages; " + suggestion);
+             "middle layers exactly when there are middle stages; " + suggestion());
     if (middle > 0 && (rest % middle != 0 || (rest / middle) % v != 0))
       refuse("--first-stage-layers",
              fmt::format("the {} middle layers do not split over {} middle stages in multiples of VPP {}", rest, middle,
                          v),
-             "middle layers a multiple of middle stages x VPP (Megatron's 'Uneven PP' check); " + suggestion);
+             "middle layers a multiple of middle stages x VPP (Megatron's 'Uneven PP' check); " + suggestion());
     std::fill(per_stage.begin(), per_stage.end(), middle > 0 ? rest / middle : 0);
     if (r.first_stage_layers > 0) per_stage.front() = r.first_stage_layers;
     if (r.last_stage_layers > 0) per_stage.back() = r.last_stage_layers;
@@ -199,10 +202,20 @@ std::vector<long> PipelineSplit::stage_layers(long s) const {
   return out;
 }
 
+std::vector<std::vector<long>> PipelineSplit::layers_by_stage() const {
+  std::vector<std::vector<long>> out(static_cast<std::size_t>(std::max<long>(1, pp)));
+  long next = 0;
+  for (std::size_t i = 0; i < virtual_layers.size(); ++i) {
+    auto& stage = out[i % out.size()];
+    for (long k = 0; k < virtual_layers[i]; ++k, ++next) stage.push_back(next);
+  }
+  return out;
+}
+
 long PipelineSplit::most_layers() const {
-  long most = 0;
-  for (long s = 0; s < pp; ++s) most = std::max(most, static_cast<long>(stage_layers(s).size()));
-  return most;
+  std::vector<long> count(static_cast<std::size_t>(std::max<long>(1, pp)), 0);
+  for (std::size_t i = 0; i < virtual_layers.size(); ++i) count[i % count.size()] += virtual_layers[i];
+  return *std::max_element(count.begin(), count.end());
 }
 
 std::pair<long, long> balanced_edges(long layers, long pp, long vpp) {

@@ -51,6 +51,9 @@ struct PipelineSplit {
   long vpp = 1;
   // The transformer layers of pipeline stage `s` (all its chunks), as global layer indices.
   [[nodiscard]] std::vector<long> stage_layers(long s) const;
+  // Every stage's layers at once (one pass over the layers: what a search evaluating thousands
+  // of layouts calls, rather than stage_layers per stage).
+  [[nodiscard]] std::vector<std::vector<long>> layers_by_stage() const;
   [[nodiscard]] long most_layers() const;  // the busiest stage's count
 };
 

@@ -443,9 +443,10 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
     const double embed_cost = memory_seconds(ctx, tokens * h * 2);
     long slowest = 0;
     double slowest_s = -1;
+    const auto by_stage = split.layers_by_stage();
     for (long st = 0; st < l.pp; ++st) {
       double cost = (st == 0 ? embed_cost : 0.0) + (st == l.pp - 1 ? head_cost : 0.0);
-      for (const long i : split.stage_layers(st)) {
+      for (const long i : by_stage[static_cast<std::size_t>(st)]) {
         const auto& b = is_moe(i) ? expert.layer : dense.layer;
         cost += b.forward_s + b.backward_s;
       }
@@ -456,7 +457,7 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
     }
     const bool last_stage = l.pp > 1 && slowest == l.pp - 1;
     const bool first_stage = slowest == 0;
-    for (const long i : split.stage_layers(slowest)) {
+    for (const long i : by_stage[static_cast<std::size_t>(slowest)]) {
       const Built& b = is_moe(i) ? expert : dense;
       layers.push_back(b.layer);
       layers.back().name = fmt::format("layer {}", i);

@@ -186,10 +186,11 @@ MemoryBreakdown training_memory(const ModelSpec& m, const ParallelLayout& l, con
     }
     const double ep = d(std::max<long>(1, l.ep)) * d(l.expert_tp()) / tp;  // experts over EP x ETP
     double worst = -1;
+    const auto by_stage = split.layers_by_stage();
     for (long st = 0; st < l.pp; ++st) {
       double held = 0;  // parameters on one GPU of this stage
       double act = 0;
-      for (const long layer : split.stage_layers(st)) {
+      for (const long layer : by_stage[static_cast<std::size_t>(st)]) {
         const bool moe = m.moe && layer >= m.moe->dense_layers;
         if (moe) {
           // Experts split over EP (then TP inside an expert), the rest over TP.
