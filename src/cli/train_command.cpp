@@ -168,9 +168,9 @@ work::ModelSpec model_of(const TrainOptions& o) {
       const long limit = m.learned_positions ? m.position_rows : m.max_context != m.seq ? m.max_context : 0;
       m.seq = parse_whole("--seq", o.seq, 1, 1L << 24);
       if (limit > 0 && m.seq > limit)
-        throw InputError({}, "--seq", fmt::format("{} tokens, beyond {}'s context", m.seq, m.name),
-                         fmt::format("1 to {} (the model's {})", limit,
-                                     m.learned_positions ? "position table" : "max_context"));
+        throw InputError(
+            {}, "--seq", fmt::format("{} tokens, beyond {}'s context", m.seq, m.name),
+            fmt::format("1 to {} (the model's {})", limit, m.learned_positions ? "position table" : "max_context"));
     }
     return m;
   }
