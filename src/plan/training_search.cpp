@@ -68,7 +68,7 @@ LayoutSearch search_layouts(work::TrainingContext& context, const TrainingWorklo
         work::ParallelLayout probe;
         probe.pp = pp;
         probe.vpp = vpp;
-        probe.overlap_p2p_comm = vpp > 1;  // as Megatron-Bridge sets it with VPP
+        probe.overlap_p2p_comm = vpp > 1 && pp == 2;  // what Megatron requires of 2 interleaved stages
         probe.split = c.split;
         c.valid = work::pipeline_split_valid(work::split_request(m.layers, probe));
       }
@@ -129,7 +129,10 @@ LayoutSearch search_layouts(work::TrainingContext& context, const TrainingWorklo
                     o.layout.vpp = vpp;
                     o.layout.tp_comm_overlap = overlap;
                     o.layout.split = split;
-                    o.layout.overlap_p2p_comm = vpp > 1;
+                    // Posted-ahead sends only where Megatron requires them (2 interleaved stages):
+                    // elsewhere the blocking sends' closed form holds, where overlapped sends slower
+                    // than a chunk would need the schedule timed as a graph for every layout.
+                    o.layout.overlap_p2p_comm = vpp > 1 && pp == 2;
                     o.layout.etp = ep > 1 ? 1 : 0;  // experts unsplit, EP folded over TP x CP x DP
                     if (vpp > 1 && (w.global_batch / (mb * dp)) % pp != 0) {
                       ++out.invalid;

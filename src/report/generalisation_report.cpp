@@ -41,6 +41,11 @@ std::string generalisation_text(const validate::Generalisation& g, const std::ve
     s += fmt::format("calibration sources ({} rows, not in the held-out figure):\n", g.calibration_rows);
     for (const auto& c : g.calibration_sources) s += "  " + c + "\n";
   }
+  if (g.band_checked > 0)
+    s += fmt::format(
+        "bands held out too: each source's rows against the bands computed without that source: {} of {} "
+        "inside ({:.0f}%; the bands aim at {:.0f}%)\n",
+        g.band_inside, g.band_checked, 100.0 * g.band_inside / g.band_checked, 100 * band::kCoverage);
   s += "\nby source (in-sample):\n";
   TextTable src({"source", "rows", "MAPE", "bias", "set"}, {A::left, A::right, A::right, A::right, A::left});
   for (const auto& e : g.by_source)
@@ -72,6 +77,7 @@ nlohmann::json generalisation_json(const validate::Generalisation& g, const std:
   j["held_out"] = {{"rows", g.held_out_rows}, {"mape", g.held_out_mape}, {"method", "leave-one-source-out"}};
   j["calibration_sources"] = g.calibration_sources;
   j["calibration_rows"] = g.calibration_rows;
+  j["band_coverage_held_out"] = {{"rows", g.band_checked}, {"inside", g.band_inside}};
   auto& src = j["by_source"] = nlohmann::json::array();
   for (const auto& e : g.by_source)
     src.push_back(
@@ -95,11 +101,13 @@ std::string generalisation_summary_text(const std::vector<validate::Generalisati
   using A = TextTable::Align;
   std::string s =
       "\nGeneralisation, every suite (held out = leave-one-source-out: sources that set a constant left out):\n";
-  TextTable t({"suite", "rows", "in-sample MAPE", "held-out rows", "held-out MAPE", "calibration sources"},
-              {A::left, A::right, A::right, A::right, A::right, A::right});
+  TextTable t({"suite", "rows", "in-sample MAPE", "held-out rows", "held-out MAPE", "calibration sources",
+               "inside band (held out)"},
+              {A::left, A::right, A::right, A::right, A::right, A::right, A::right});
   for (const auto& g : suites)
     t.add_row({g.suite, std::to_string(g.rows), pct(g.mape), std::to_string(g.held_out_rows), pct(g.held_out_mape),
-               std::to_string(g.calibration_sources.size())});
+               std::to_string(g.calibration_sources.size()),
+               g.band_checked > 0 ? fmt::format("{} of {}", g.band_inside, g.band_checked) : std::string("-")});
   return s + t.render();
 }
 

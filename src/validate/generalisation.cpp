@@ -86,6 +86,20 @@ Generalisation generalise(const std::string& suite, const std::vector<ScoredRow>
   }
   std::sort(class_order.begin(), class_order.end());
   for (const auto& c : class_order) g.by_class.push_back(group_of(c, by_class[c]));
+  // Each held-out source against bands computed without it.
+  for (const auto& [source, its_rows] : by_source) {
+    if (cal.contains(source)) continue;
+    std::vector<ScoredRow> others;
+    for (const auto& r : rows)
+      if (r.source != source) others.push_back(r);
+    const band::BandTable table(compute_bands(suite, others));
+    for (const auto* r : its_rows) {
+      const band::Band b = table.lookup(suite, r->classes);
+      if (!b.validated()) continue;
+      ++g.band_checked;
+      if (r->ratio >= b.ratio_low && r->ratio <= b.ratio_high) ++g.band_inside;
+    }
+  }
   return g;
 }
 

@@ -42,7 +42,12 @@ struct Generalisation {
   int held_out_rows = 0;  // rows of sources that set no constant
   double held_out_mape = 0;
   std::vector<std::string> calibration_sources;
-  int calibration_rows = 0;           // every row of those sources
+  int calibration_rows = 0;  // every row of those sources
+  // The bands themselves held out: for each source, the bands computed without it, and how many
+  // of its rows (in a validated class) fell inside theirs. What a user's cluster, never seen,
+  // should expect of the printed interval.
+  int band_checked = 0;
+  int band_inside = 0;
   std::vector<ErrorGroup> by_source;  // every source (in-sample)
   std::vector<ErrorGroup> by_class;   // held-out rows, at every level of their classes
 };
