@@ -41,11 +41,38 @@ TEST(ErrorBand, PercentilesOfHeldOutRowsAndUnvalidatedBelowTheMinimum) {
   const auto a = find("a");
   EXPECT_EQ(a.rows, 10);
   ASSERT_TRUE(a.validated());
-  // Type-7 percentiles: 5% of 9 intervals is 0.45 of the way from 0.80 to 0.85.
-  EXPECT_NEAR(a.ratio_low, 0.8225, 1e-9);
-  EXPECT_NEAR(a.ratio_high, 1.2275, 1e-9);
+  // Every row its own source: the offsets are the rows, the scatter about them nothing, so the
+  // 2.5th and 97.5th percentiles of the hundred sums fall on the ends.
+  EXPECT_NEAR(a.ratio_low, 0.80, 1e-9);
+  EXPECT_NEAR(a.ratio_high, 1.25, 1e-9);
   EXPECT_FALSE(find("b").validated());
   EXPECT_EQ(find("broad").rows, 17);
+}
+
+TEST(ErrorBand, ANewSourceCarriesHowSourcesDifferAndOneSourceIsNotEnough) {
+  std::vector<validate::ScoredRow> rows;
+  // Three sources, each tight about its own offset (0.8, 1.0, 1.25): the band spans the offsets.
+  for (int i = 0; i < 4; ++i) {
+    rows.push_back(row("low", "a", 0.8));
+    rows.push_back(row("mid", "a", 1.0));
+    rows.push_back(row("high", "a", 1.25));
+  }
+  // One source of twelve rows: no band, however many rows.
+  for (int i = 0; i < 12; ++i) rows.push_back(row("only", "b", 1.0 + 0.01 * i));
+  const auto bands = validate::compute_bands("training", rows);
+  for (const auto& b : bands) {
+    if (b.cls == "a") {
+      EXPECT_EQ(b.sources, 3);
+      ASSERT_TRUE(b.validated());
+      EXPECT_NEAR(b.ratio_low, 0.8, 1e-9);
+      EXPECT_NEAR(b.ratio_high, 1.25, 1e-9);
+    }
+    if (b.cls == "b") {
+      EXPECT_EQ(b.rows, 12);
+      EXPECT_FALSE(b.validated());
+      EXPECT_EQ(band::describe(b, band::Direction::same), "(unvalidated: 12 rows from 1 source like this: b)");
+    }
+  }
 }
 
 TEST(ErrorBand, ACalibrationSourceLeavesTheHeldOutSetWhole) {
@@ -67,6 +94,7 @@ TEST(ErrorBand, AReciprocalQuantityTurnsTheIntervalRoundAndTheTextSaysSo) {
   band::Band b;
   b.cls = "H100-SXM5 dense 3-30B";
   b.rows = 38;
+  b.sources = 5;
   b.ratio_low = 0.8;   // measured throughput as low as 80% of the prediction
   b.ratio_high = 1.1;  // and as high as 110%
   const auto same = band::interval(b, 100.0, band::Direction::same);
@@ -103,10 +131,10 @@ TEST(ErrorBand, ClassesKeepThePartAndFormFactorAndTheSizeBand) {
 }
 
 TEST(ErrorBand, LookupBacksOffToABroaderClassOnlyWhenItIsValidated) {
-  const band::BandTable table({{"training", "X dense 3-30B", 3, 1, 1},
-                               {"training", "X dense", 20, 0.9, 1.2},
-                               {"training", "Y dense 3-30B", 2, 1, 1},
-                               {"training", "Y dense", 5, 1, 1}});
+  const band::BandTable table({{"training", "X dense 3-30B", 3, 3, 1, 1},
+                               {"training", "X dense", 20, 4, 0.9, 1.2},
+                               {"training", "Y dense 3-30B", 2, 2, 1, 1},
+                               {"training", "Y dense", 5, 3, 1, 1}});
   const auto x = table.lookup("training", {"X dense 3-30B", "X dense"});
   EXPECT_EQ(x.cls, "X dense");
   EXPECT_TRUE(x.validated());
@@ -121,9 +149,10 @@ TEST(ErrorBand, LookupBacksOffToABroaderClassOnlyWhenItIsValidated) {
 
 TEST(ErrorBand, TheTableRefusesAnIntervalTurnedInsideOut) {
   const std::string bad =
-      "schema_version: 1\nbands:\n  - {suite: training, class: a, rows: 9, ratio_low: 1.2, ratio_high: 0.9}\n";
+      "schema_version: 1\nbands:\n  - {suite: training, class: a, rows: 9, sources: 3, ratio_low: 1.2, ratio_high: "
+      "0.9}\n";
   EXPECT_THROW(band::parse_band_table(bad, "bands.yaml"), InputError);
-  const std::string unknown = "schema_version: 1\nbands:\n  - {suite: trainig, class: a, rows: 1}\n";
+  const std::string unknown = "schema_version: 1\nbands:\n  - {suite: trainig, class: a, rows: 1, sources: 1}\n";
   EXPECT_THROW(band::parse_band_table(unknown, "bands.yaml"), InputError);
 }
 

@@ -39,7 +39,12 @@ Interval interval(const Band& b, double predicted, Direction d) {
 
 std::string describe(const Band& b, Direction d) {
   const std::string like = fmt::format("{} row{} like this: {}", b.rows, b.rows == 1 ? "" : "s", b.cls);
-  if (!b.validated()) return "(unvalidated: " + like + ")";
+  if (!b.validated()) {
+    const std::string from = b.rows > 0 && b.sources < kMinSources
+                                 ? fmt::format(" from {} source{}", b.sources, b.sources == 1 ? "" : "s")
+                                 : std::string();
+    return fmt::format("(unvalidated: {} row{}{} like this: {})", b.rows, b.rows == 1 ? "" : "s", from, b.cls);
+  }
   const Interval i = interval(b, 1.0, d);
   return fmt::format("({} .. {}; {})", percent(i.low_fraction), percent(i.high_fraction), like);
 }
@@ -67,16 +72,17 @@ Band BandTable::lookup(std::string_view suite, const std::vector<std::string>& c
 
 BandTable parse_band_table(const std::string& text, const std::string& file) {
   const YAML::Node root = parse_yaml(text, file);
-  Fields top(root, file, "", {"schema_version", "coverage", "min_rows", "method", "bands"});
+  Fields top(root, file, "", {"schema_version", "coverage", "min_rows", "min_sources", "method", "bands"});
   if (top.integer("schema_version", 1, 1) != 1) top.fail("schema_version", "unknown version", "1");
   std::vector<Band> bands;
   for (const auto& n : as_list(top.node("bands"), file, "bands")) {
-    Fields f(n, file, "bands[]", {"suite", "class", "rows", "ratio_low", "ratio_high"});
+    Fields f(n, file, "bands[]", {"suite", "class", "rows", "sources", "ratio_low", "ratio_high"});
     Band b;
     b.suite = f.choice("suite", {"training", "serving", "collectives"});
     b.cls = f.text("class");
     b.rows = static_cast<int>(f.integer("rows", 0, 1000000));
-    if (b.rows >= kMinRows) {
+    b.sources = static_cast<int>(f.integer("sources", 0, 1000000));
+    if (b.validated()) {
       b.ratio_low = f.positive("ratio_low");
       b.ratio_high = f.positive("ratio_high");
       if (b.ratio_high < b.ratio_low) f.fail("ratio_high", "below ratio_low", "ratio_low <= ratio_high");

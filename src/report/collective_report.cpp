@@ -58,10 +58,10 @@ std::string collective_table(const CollectiveHeader& h, const std::vector<Collec
   const std::string cls = rows.empty() ? std::string() : rows.front().band.cls;
   const std::string where = cls.substr(cls.find(' ') + 1);
   out += fmt::format(
-      "# time band: the {:.0f}% interval of measured / predicted time on held-out public runs of the same\n"
-      "#   class (size band, {}), and the rows behind it; `gpufabric validate --suite collectives`\n"
-      "#   lists them. unvalidated: fewer than {} such rows, so no interval is claimed.\n",
-      100 * band::kCoverage, where, band::kMinRows);
+      "# time band: the {:.0f}% interval of measured / predicted time a new cluster would show, from held-out\n"
+      "#   public runs of the same class (size band, {}), and the rows behind it; `gpufabric validate\n"
+      "#   --suite collectives` lists them. unvalidated: fewer than {} such rows or {} sources, no interval claimed.\n",
+      100 * band::kCoverage, where, band::kMinRows, band::kMinSources);
   out += "#\n";
   for (std::size_t i = 0; i < warnings.size(); ++i) out += fmt::format("# warning [{}]: {}\n", i + 1, warnings[i]);
   return out;

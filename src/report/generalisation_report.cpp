@@ -54,10 +54,10 @@ std::string generalisation_text(const validate::Generalisation& g, const std::ve
   s += src.render();
   if (!g.by_class.empty()) {
     s += fmt::format(
-        "\nby class (held out), with the band a command prints for it: measured / predicted - 1, {}th..{}th "
-        "percentile;\nfewer than {} rows: unvalidated. Quantity: {}.\n",
-        static_cast<int>(50 * (1 - band::kCoverage) + 0.5), static_cast<int>(100 - 50 * (1 - band::kCoverage) + 0.5),
-        band::kMinRows,
+        "\nby class (held out), with the band a command prints for it: measured / predicted - 1, {:g}th..{:g}th "
+        "percentile\nfor a new source (each source's offset plus each row's scatter about its source); fewer than {} "
+        "rows\nor {} sources: unvalidated. Quantity: {}.\n",
+        50 * (1 - band::kCoverage), 100 - 50 * (1 - band::kCoverage), band::kMinRows, band::kMinSources,
         g.suite == "collectives" ? "time (nccl-tests' time column)"
         : g.suite == "serving"   ? "throughput a rate, TTFT and TPOT times"
                                  : "throughput, a rate");

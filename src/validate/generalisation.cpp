@@ -103,23 +103,41 @@ Generalisation generalise(const std::string& suite, const std::vector<ScoredRow>
   return g;
 }
 
+// A new source's rows differ from the model in two ways: the source's own offset (its cluster,
+// software and how it measured) and the scatter of its rows about that offset. The band is the
+// spread of the two together, each source weighing alike: every source's mean log ratio plus
+// every row's deviation from its own source's mean (a two-level bootstrap), so a class of one
+// well-sampled source does not pass for a class that knows how sources differ.
 std::vector<band::Band> compute_bands(const std::string& suite, const std::vector<ScoredRow>& rows) {
   const auto cal = calibration_sources(rows);
-  std::map<std::string, std::vector<double>> ratios;
+  std::map<std::string, std::map<std::string, std::vector<double>>> logs;  // class -> source -> log ratios
   for (const auto& r : rows) {
     if (cal.contains(r.source)) continue;
-    for (const auto& c : r.classes) ratios[c].push_back(r.ratio);
+    for (const auto& c : r.classes) logs[c][r.source].push_back(std::log(r.ratio));
   }
   std::vector<band::Band> out;
-  for (auto& [cls, v] : ratios) {
-    std::sort(v.begin(), v.end());
+  for (const auto& [cls, by_source] : logs) {
     band::Band b;
     b.suite = suite;
     b.cls = cls;
-    b.rows = static_cast<int>(v.size());
+    b.sources = static_cast<int>(by_source.size());
+    std::vector<double> offsets, scatter;
+    for (const auto& [source, v] : by_source) {
+      b.rows += static_cast<int>(v.size());
+      double mean = 0;
+      for (const double x : v) mean += x;
+      mean /= static_cast<double>(v.size());
+      offsets.push_back(mean);
+      for (const double x : v) scatter.push_back(x - mean);
+    }
     if (b.validated()) {
-      b.ratio_low = quantile(v, (1.0 - band::kCoverage) / 2);
-      b.ratio_high = quantile(v, 1.0 - (1.0 - band::kCoverage) / 2);
+      std::vector<double> both;
+      both.reserve(offsets.size() * scatter.size());
+      for (const double o : offsets)
+        for (const double w : scatter) both.push_back(o + w);
+      std::sort(both.begin(), both.end());
+      b.ratio_low = std::exp(quantile(both, (1.0 - band::kCoverage) / 2));
+      b.ratio_high = std::exp(quantile(both, 1.0 - (1.0 - band::kCoverage) / 2));
     }
     out.push_back(std::move(b));
   }
@@ -133,14 +151,18 @@ std::string bands_yaml(const std::vector<band::Band>& bands) {
       "# was not regenerated (`make bands`).\n"
       "#\n"
       "# Each band: the held-out validation rows of one class (rows of sources that set no model\n"
-      "# constant), and the 5th and 95th percentiles of measured / predicted over them. The class's\n"
+      "# constant), and the 5th and 95th percentiles of measured / predicted for a new source: every\n"
+      "# source's mean offset plus every row's scatter about its own source's mean. The class's\n"
       "# quantity is a rate for training and serving throughput, a time for serving latencies and\n"
-      "# collectives. A class with fewer than min_rows rows carries no interval: a command reports\n"
+      "# collectives. A class with fewer than min_rows rows or min_sources sources carries no interval: a command "
+      "reports\n"
       "# it as unvalidated. See src/band/error_band.hpp.\n";
-  s += fmt::format("schema_version: 1\ncoverage: {}\nmin_rows: {}\n", band::kCoverage, band::kMinRows);
-  s += "method: leave-one-source-out (sources with a calibration row left out)\nbands:\n";
+  s += fmt::format("schema_version: 1\ncoverage: {}\nmin_rows: {}\nmin_sources: {}\n", band::kCoverage, band::kMinRows,
+                   band::kMinSources);
+  s += "method: leave-one-source-out (sources with a calibration row left out), two-level (source offset + "
+       "scatter)\nbands:\n";
   for (const auto& b : bands) {
-    s += fmt::format("  - {{suite: {}, class: \"{}\", rows: {}", b.suite, b.cls, b.rows);
+    s += fmt::format("  - {{suite: {}, class: \"{}\", rows: {}, sources: {}", b.suite, b.cls, b.rows, b.sources);
     if (b.validated()) s += fmt::format(", ratio_low: {:.4f}, ratio_high: {:.4f}", b.ratio_low, b.ratio_high);
     s += "}\n";
   }
