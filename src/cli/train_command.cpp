@@ -54,7 +54,9 @@ void TrainOptions::add_to(CLI::App& app) {
   app.add_option("--pp", pp, "Pipeline stages (1F1B; interleaved with --vpp)");
   app.add_option("--dp", dp, "Data-parallel size, 1 or more (default: the GPUs left by TP x PP x CP)");
   app.add_option("--cp", cp, "Context-parallel size (ring attention over the sequence)");
-  app.add_option("--ep", ep, "Expert-parallel size (carved out of DP; all-to-all dispatch and combine)");
+  app.add_option("--ep", ep,
+                 "Expert-parallel size (on the experts' own grid with --etp: EP x ETP x PP divides the GPUs; "
+                 "all-to-all dispatch and combine)");
   app.add_option("--vpp", vpp,
                  "Virtual pipeline stages per pipeline stage (the interleaved schedule; needs --pp 2 or more)");
   app.add_option("--etp", etp,
