@@ -194,6 +194,11 @@ nlohmann::json evaluate_training(const PlanInputs& in, const Unit& u) {
   j["tp"] = s.best->layout.tp;
   j["pp"] = s.best->layout.pp;
   j["dp"] = s.best->layout.dp;
+  if (s.best->layout.ep > 1) {
+    j["ep"] = s.best->layout.ep;
+    j["etp"] = s.best->layout.expert_tp();
+    j["moe_overlap"] = work::to_string(s.best->moe_overlap);
+  }
   j["step_s"] = r.step_s;
   j["tokens_per_s"] = r.tokens_per_s;
   j["mfu"] = r.mfu;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -19,6 +20,7 @@ const std::vector<std::string> kRecompute{"none", "selective", "full"};
 const std::vector<std::string> kSharding{"none", "distributed-optimizer", "zero1", "zero2", "zero3", "fsdp"};
 const std::vector<std::string> kIntra{"nvswitch", "nvlink-mesh", "pcie"};
 const std::vector<std::string> kFabric{"single", "fat-tree", "rail"};
+const std::vector<std::string> kMoeOverlap{"none", "shared-expert", "ep-a2a", "dualpipe"};
 
 // A scalar list item as text, or an InputError at its line.
 std::string item_text(const YAML::Node& n, const std::string& file, const std::string& field) {
@@ -243,6 +245,21 @@ SearchSpace parse_search(const Fields& f, SearchSpace s) {
   if (f.has("cp")) s.cp = read_list<long>(f, "cp", pos(1024));
   if (f.has("ep")) s.ep = read_list<long>(f, "ep", pos(1024));
   if (f.has("vpp")) s.vpp = read_list<long>(f, "vpp", pos(64));
+  if (f.has("etp")) {
+    // A size, or "tp" for Megatron's default (the experts split as the dense layers are).
+    s.etp = read_list<long>(f, "etp", [&](const YAML::Node& i, const std::string& field) {
+      if (i.IsScalar() && i.Scalar() == "tp") return 0L;
+      if (i.IsScalar() && !i.Scalar().empty() && std::isdigit(static_cast<unsigned char>(i.Scalar().front())) == 0)
+        throw InputError(location_of(i, file), field, fmt::format("'{}' is neither a size nor tp", i.Scalar()),
+                         "a whole number from 1 to 1024, or tp (as TP, Megatron's default)");
+      return whole(i, file, field, 1, 1024);
+    });
+  }
+  if (f.has("moe_overlap")) {
+    s.moe_overlap = read_list<work::MoeOverlap>(f, "moe_overlap", [&](const YAML::Node& i, const std::string& field) {
+      return *work::moe_overlap_named(choice(i, file, field, kMoeOverlap));
+    });
+  }
   if (f.has("tp_comm_overlap")) {
     s.tp_comm_overlap = read_list<bool>(
         f, "tp_comm_overlap", [&](const YAML::Node& i, const std::string& field) { return boolean(i, file, field); });
@@ -341,9 +358,9 @@ PlanSpec parse_plan(const std::string& text, const std::string& file) {
     }
   }
   if (f.has("search")) {
-    const Fields s(
-        f.node("search"), file, "search",
-        {"tp", "pp", "cp", "ep", "vpp", "tp_comm_overlap", "micro_batch", "recompute", "sharding", "tp_across_nodes"});
+    const Fields s(f.node("search"), file, "search",
+                   {"tp", "pp", "cp", "ep", "etp", "vpp", "moe_overlap", "tp_comm_overlap", "micro_batch", "recompute",
+                    "sharding", "tp_across_nodes"});
     p.search = parse_search(s, p.search);
   }
   if (f.has("existing")) {

@@ -14,6 +14,7 @@
 #include "work/inference_cost.hpp"
 #include "work/model_size.hpp"
 #include "work/model_spec.hpp"
+#include "work/moe_overlap.hpp"
 #include "work/serving_summary.hpp"
 #include "work/training_memory.hpp"
 
@@ -89,6 +90,13 @@ struct SearchSpace {
   std::vector<long> cp{1};
   std::vector<long> ep{1};  // MoE models: empty in the file means every divisor of the experts up to 64
   std::vector<long> vpp;    // virtual stages (interleaved 1F1B); empty: every divisor of the layers per stage up to 8
+  // Expert tensor parallel on the experts' own grid (MoE parallel folding); 0 stands for "as TP",
+  // Megatron's default. Only layouts with EP > 1 use it.
+  std::vector<long> etp{1, 0};
+  // How the MoE all-to-alls overlap compute; empty: every schedule Megatron-Core offers the layout
+  // (none, shared-expert where the model has shared experts, ep-a2a where its rules allow).
+  // DualPipe is DeepSeek's own framework's schedule, tried only when listed.
+  std::vector<work::MoeOverlap> moe_overlap;
   std::vector<bool> tp_comm_overlap{false, true};  // Megatron's --tp-comm-overlap (TP > 1 with SP)
   std::vector<long> micro_batch{1, 2, 4};
   std::vector<work::Recompute> recompute{work::Recompute::none, work::Recompute::selective, work::Recompute::full};
