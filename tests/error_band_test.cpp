@@ -3,6 +3,8 @@
 // bad input, and that each command's headline carries its band.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "band/band_class.hpp"
@@ -42,16 +44,24 @@ TEST(ErrorBand, PercentilesOfHeldOutRowsAndUnvalidatedBelowTheMinimum) {
   EXPECT_EQ(a.rows, 10);
   ASSERT_TRUE(a.validated());
   // Every row its own source: the offsets are the rows, the scatter about them nothing, so the
-  // 2.5th and 97.5th percentiles of the hundred sums fall on the ends.
-  EXPECT_NEAR(a.ratio_low, 0.80, 1e-9);
-  EXPECT_NEAR(a.ratio_high, 1.25, 1e-9);
+  // 2.5th and 97.5th percentiles of the hundred sums fall on the ends, each widened about the
+  // offsets' mean by the prediction factor sqrt((k + 1) / (k - 1)) for k = 10 sources.
+  double centre = 0;
+  for (int i = 0; i < 10; ++i) centre += std::log(0.80 + 0.05 * i) / 10;
+  const double widen = std::sqrt(11.0 / 9.0);
+  EXPECT_NEAR(a.ratio_low, std::exp(centre + (std::log(0.80) - centre) * widen), 1e-9);
+  EXPECT_NEAR(a.ratio_high, std::exp(centre + (std::log(1.25) - centre) * widen), 1e-9);
+  EXPECT_LT(a.ratio_low, 0.80);
+  EXPECT_GT(a.ratio_high, 1.25);
   EXPECT_FALSE(find("b").validated());
   EXPECT_EQ(find("broad").rows, 17);
 }
 
 TEST(ErrorBand, ANewSourceCarriesHowSourcesDifferAndOneSourceIsNotEnough) {
   std::vector<validate::ScoredRow> rows;
-  // Three sources, each tight about its own offset (0.8, 1.0, 1.25): the band spans the offsets.
+  // Three sources, each tight about its own offset (0.8, 1.0, 1.25): the band spans the offsets,
+  // widened about their mean (1.0 in logs) by sqrt((3 + 1) / (3 - 1)): three sources say little
+  // of where a fourth will fall.
   for (int i = 0; i < 4; ++i) {
     rows.push_back(row("low", "a", 0.8));
     rows.push_back(row("mid", "a", 1.0));
@@ -64,8 +74,8 @@ TEST(ErrorBand, ANewSourceCarriesHowSourcesDifferAndOneSourceIsNotEnough) {
     if (b.cls == "a") {
       EXPECT_EQ(b.sources, 3);
       ASSERT_TRUE(b.validated());
-      EXPECT_NEAR(b.ratio_low, 0.8, 1e-9);
-      EXPECT_NEAR(b.ratio_high, 1.25, 1e-9);
+      EXPECT_NEAR(b.ratio_low, std::pow(0.8, std::sqrt(2.0)), 1e-9);
+      EXPECT_NEAR(b.ratio_high, std::pow(1.25, std::sqrt(2.0)), 1e-9);
     }
     if (b.cls == "b") {
       EXPECT_EQ(b.rows, 12);
@@ -73,6 +83,28 @@ TEST(ErrorBand, ANewSourceCarriesHowSourcesDifferAndOneSourceIsNotEnough) {
       EXPECT_EQ(band::describe(b, band::Direction::same), "(unvalidated: 12 rows from 1 source like this: b)");
     }
   }
+}
+
+// Rows scatter about their source's mean further than their deviations from it show: two rows
+// at +-0.1 (in logs) about a mean of their own come from a spread of sqrt(2) x 0.1.
+TEST(ErrorBand, ScatterAboutASourcesOwnMeanIsWidenedForTheMeanItUsedUp) {
+  std::vector<validate::ScoredRow> rows;
+  for (const double offset : {-0.2, 0.0, 0.2}) {
+    const std::string source = fmt::format("s{}", offset);
+    for (int i = 0; i < 3; ++i) {
+      rows.push_back(row(source, "a", std::exp(offset - 0.1)));
+      rows.push_back(row(source, "a", std::exp(offset + 0.1)));
+    }
+  }
+  const auto bands = validate::compute_bands("training", rows);
+  ASSERT_FALSE(bands.empty());
+  const auto& b = bands.front();
+  ASSERT_EQ(b.cls, "a");
+  ASSERT_TRUE(b.validated());
+  // Offsets +-0.2 widened by sqrt((3 + 1) / (3 - 1)); the six rows' scatter by sqrt(6 / 5).
+  const double top = 0.2 * std::sqrt(2.0) + 0.1 * std::sqrt(6.0 / 5.0);
+  EXPECT_NEAR(b.ratio_high, std::exp(top), 1e-9);
+  EXPECT_NEAR(b.ratio_low, std::exp(-top), 1e-9);
 }
 
 TEST(ErrorBand, ACalibrationSourceLeavesTheHeldOutSetWhole) {
