@@ -181,6 +181,7 @@ LayoutSearch search_layouts(work::TrainingContext& context, const TrainingWorklo
                         } else {
                           o.memory.sharding = sharding;
                         }
+                        o.memory.dualpipe = moe_overlap == work::MoeOverlap::dualpipe;
                         o.global_batch = w.global_batch;
                         o.gpus = gpus;
                         ++out.layouts;  // a layout Megatron-LM would accept: it is evaluated (memory, then time)

@@ -301,6 +301,7 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
   MemoryOptions mem = o.memory;
   mem.micro_batches = out.micro_batches;
   mem.gpus_per_node = t.gpus_per_node();
+  mem.dualpipe = moe_overlap == MoeOverlap::dualpipe;
   out.memory = training_memory(m, l, mem);
   out.gpu_memory = t.gpu_spec().memory.value();
   out.fits = out.memory.total <= out.gpu_memory;

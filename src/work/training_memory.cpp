@@ -185,10 +185,11 @@ MemoryBreakdown training_memory(const ModelSpec& m, const ParallelLayout& l, con
             std::min((m.layers + l.pp - 1) / l.pp, std::max<long>(0, m.layers - st * ((m.layers + l.pp - 1) / l.pp))));
     }
     const double ep = d(std::max<long>(1, l.ep)) * d(l.expert_tp()) / tp;  // experts over EP x ETP
-    double worst = -1;
     const auto by_stage = split.layers_by_stage();
+    // Per stage: the parameters one GPU holds and one micro-batch's activations.
+    std::vector<double> stage_params(static_cast<std::size_t>(l.pp)), stage_act(static_cast<std::size_t>(l.pp));
     for (long st = 0; st < l.pp; ++st) {
-      double held = 0;  // parameters on one GPU of this stage
+      double held = 0;
       double act = 0;
       for (const long layer : by_stage[static_cast<std::size_t>(st)]) {
         const bool moe = m.moe && layer >= m.moe->dense_layers;
@@ -206,19 +207,36 @@ MemoryBreakdown training_memory(const ModelSpec& m, const ParallelLayout& l, con
       }
       if (st == 0) held += params.embedding / tp;
       if (st == l.pp - 1) held += params.output / tp;
+      stage_params[static_cast<std::size_t>(st)] = held;
+      stage_act[static_cast<std::size_t>(st)] = act;
+    }
+    double worst = -1;
+    for (long st = 0; st < l.pp; ++st) {
+      const auto at = [&](const std::vector<double>& v, long s) { return v[static_cast<std::size_t>(s)]; };
+      double held = at(stage_params, st);
+      double act = at(stage_act, st);
       // Micro-batches the stage keeps in flight: 1F1B keeps (pp - stage) at most, and no more
       // than there are; the interleaved schedule keeps a bit more (Korthikanti et al.: a factor
       // 1 + (p - 1) / (p v) on the first stage).
       double in_flight = std::min(d(l.pp - st), d(o.micro_batches));
       if (l.vpp > 1) in_flight *= 1 + (pp - 1) / (pp * d(l.vpp));
+      if (o.dualpipe && l.pp > 1) {
+        // The rank also holds the mirror stage; PP + 1 micro-batches in flight, each half on
+        // either stage (DeepSeek-V3 report, Table 2).
+        const long mirror = l.pp - 1 - st;
+        if (mirror != st) held += at(stage_params, mirror);
+        act = (act + at(stage_act, mirror)) / 2;
+        in_flight = std::min(pp + 1, d(o.micro_batches));
+      }
       double activations = act * in_flight;
       const double width = o.precision == Precision::fp32 ? 2.0 : 1.0;
       const double sbh = d(m.seq) / d(l.cp) * d(o.micro_batch) * d(m.hidden);
-      if (st == l.pp - 1) {
+      if (st == l.pp - 1 || (o.dualpipe && st == 0)) {
         // Logits, fp32 for the vocabulary-parallel cross-entropy, for the micro-batch in flight.
         activations += 4 * d(m.seq) / d(l.cp) * d(o.micro_batch) * d(m.vocab) / tp * o.head_token_fraction;
       }
-      if (st == 0) activations += width * 2 * sbh / (l.sequence_parallel ? tp : 1.0) * in_flight;  // embedding output
+      if (st == 0 || (o.dualpipe && st == l.pp - 1))
+        activations += width * 2 * sbh / (l.sequence_parallel ? tp : 1.0) * in_flight;  // embedding output
       const double state = held * bytes.total();
       if (state + activations > worst) {
         worst = state + activations;
@@ -248,6 +266,10 @@ MemoryBreakdown training_memory(const ModelSpec& m, const ParallelLayout& l, con
       "MB) per communicator (NCCL src/init.cc defaults)",
       o.fragmentation * 100, nccl / (1024.0 * 1024), o.nccl_channels));
   out.assumptions.push_back("activations as Korthikanti et al. 2022 (dropout masks kept), 16-bit unless fp32");
+  if (o.dualpipe && l.pp > 1)
+    out.assumptions.push_back(
+        "DualPipe: each GPU holds its stage and the mirror stage (2x parameters, with their gradients and optimizer "
+        "states) and PP + 1 micro-batches' activations, DeepSeek-V3 report Table 2");
   return out;
 }
 

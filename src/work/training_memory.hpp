@@ -60,6 +60,10 @@ struct MemoryOptions {
   // NCCL's channels per communicator whose buffers a rank holds (nccl_buffers.hpp).
   int nccl_channels = kNcclMaxChannels;
   double fragmentation = 0.10;  // allocator allowance, a fraction of the rest (an assumption)
+  // DeepSeek's DualPipe (DeepSeek-V3 report, arXiv:2412.19437, Section 3.2.1 and Table 2): rank i
+  // holds stage i and stage PP-1-i, one for each direction the micro-batches flow, so "2x"
+  // parameters, and PP+1 micro-batches' activations in flight against 1F1B's PP.
+  bool dualpipe = false;
 };
 
 struct MemoryBreakdown {
