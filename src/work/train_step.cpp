@@ -318,6 +318,8 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
     out.assumptions.push_back(fmt::format("GEMMs at {:.0f} TFLOP/s ({:.0f}% of peak) as measured: {}", o.gemm_tflops,
                                           100 * base.gemm_ceiling, o.gemm_source));
   }
+  // Layers pay the per-kernel device floor and the host's enqueue interval (kernel_launch.hpp).
+  base.launch = &KernelLaunch::builtin();
   const ComputeContext ctx = resolve_rates(base);
   const std::string dtype = o.memory.precision == Precision::fp32 ? "float" : "bfloat16";
   // The groups the representative GPU 0 belongs to.
