@@ -83,7 +83,7 @@ TEST(KernelLaunch, ATinyLayerIsHostBound) {
       alone.attention_forward + alone.ffn_forward + alone.attention_backward + alone.ffn_backward;
   const double layer_placed =
       placed.attention_forward + placed.ffn_forward + placed.attention_backward + placed.ffn_backward;
-  EXPECT_GT(layer_placed, 1.3 * layer_alone);
+  EXPECT_GT(layer_placed, 1.15 * layer_alone);
   // Eager kernels: more launches, slower still.
   const auto eager = layer_costs("gpt3-125m", "h100-sxm5", 1, 1, Kernels::eager).placed;
   EXPECT_GT(eager.attention_forward, placed.attention_forward);
