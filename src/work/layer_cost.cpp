@@ -213,7 +213,11 @@ TransformerLayerCost transformer_layer_cost(const ModelSpec& m, const ParallelLa
   if (c.launch != nullptr) {
     const LayerKernels& k = c.launch->layer(o.kernels);
     auto bound = [&](double& seconds, double gemm, double other) {
-      seconds = launch_bound_seconds(seconds, other, gemm + other, *c.launch);
+      const double device = seconds + other * c.launch->device_floor_s();
+      const double bounded = launch_bound_seconds(seconds, other, gemm + other, *c.launch);
+      out.launch_s += bounded - seconds;
+      out.host_wait_s += bounded - device;
+      seconds = bounded;
     };
     bound(out.attention_forward, k.attention.forward_gemm, k.attention.forward_other);
     bound(out.attention_backward, k.attention.backward_gemm, k.attention.backward_other);

@@ -86,6 +86,11 @@ struct TransformerLayerCost {
   double attention_exit_gemm = 0;
   double ffn_entry_gemm = 0;
   double ffn_exit_gemm = 0;
+  // What the per-kernel costs (ComputeContext::launch) add to the layer's four passes, and the
+  // part of it that is the host enqueueing slower than the device runs (seconds, before
+  // recomputation).
+  double launch_s = 0;
+  double host_wait_s = 0;
 };
 
 TransformerLayerCost transformer_layer_cost(const ModelSpec& m, const ParallelLayout& l, const MemoryOptions& o,
