@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "hw/catalog.hpp"
+#include "test_support.hpp"
 #include "work/kernel_launch.hpp"
 #include "work/layer_cost.hpp"
 #include "work/model_library.hpp"
@@ -104,6 +105,18 @@ TEST(KernelLaunch, ABigLayerIsNotHostBound) {
       placed.attention_forward + placed.ffn_forward + placed.attention_backward + placed.ffn_backward;
   EXPECT_GT(layer_placed, layer_alone);
   EXPECT_LT(layer_placed, 1.01 * layer_alone);
+}
+
+// `train` says what launches add where they add over 1% of a layer (GPT-3 125M on H100, mostly
+// the GPU waiting for the host), and nothing where they do not (GPT-3 2.7B).
+TEST(KernelLaunch, TrainSaysWhatLaunchesAddWhereTheyMatter) {
+  const auto small = test::run_cli({"train", "dgx-h100", "--model", "gpt3-125m"});
+  ASSERT_EQ(small.code, 0) << small.err;
+  EXPECT_NE(small.out.find("kernel launches add"), std::string::npos) << small.out;
+  EXPECT_NE(small.out.find("waiting for the host"), std::string::npos) << small.out;
+  const auto big = test::run_cli({"train", "dgx-h100", "--model", "gpt3-2.7b"});
+  ASSERT_EQ(big.code, 0) << big.err;
+  EXPECT_EQ(big.out.find("kernel launches add"), std::string::npos) << big.out;
 }
 
 // A malformed file is an InputError naming the file, never a silent default.
