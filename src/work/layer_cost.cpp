@@ -207,6 +207,24 @@ TransformerLayerCost transformer_layer_cost(const ModelSpec& m, const ParallelLa
   out.ffn_forward = ffn.first + elementwise;
   out.ffn_backward = ffn.second + 2 * elementwise;
 
+  // Each half's kernels, launched one by one: every non-GEMM kernel pays the device floor, and
+  // the half takes at least as long as the host needs to enqueue its kernels (kernel_launch.hpp).
+  // Recomputation below re-runs these bounded passes.
+  if (c.launch != nullptr) {
+    const LayerKernels& k = c.launch->layer(o.kernels);
+    auto bound = [&](double& seconds, double gemm, double other) {
+      const double device = seconds + other * c.launch->device_floor_s();
+      const double bounded = launch_bound_seconds(seconds, other, gemm + other, *c.launch);
+      out.launch_s += bounded - seconds;
+      out.host_wait_s += bounded - device;
+      seconds = bounded;
+    };
+    bound(out.attention_forward, k.attention.forward_gemm, k.attention.forward_other);
+    bound(out.attention_backward, k.attention.backward_gemm, k.attention.backward_other);
+    bound(out.ffn_forward, k.ffn.forward_gemm, k.ffn.forward_other);
+    bound(out.ffn_backward, k.ffn.backward_gemm, k.ffn.backward_other);
+  }
+
   // Recomputation: full re-runs the forward before the backward; selective the attention core.
   if (o.recompute == Recompute::full) {
     out.attention_backward += out.attention_forward;

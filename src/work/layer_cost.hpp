@@ -5,6 +5,7 @@
 // (attention, then the FFN), forward and backward; and the bytes those collectives move.
 #include "hw/gpu.hpp"
 #include "work/compute_efficiency.hpp"
+#include "work/kernel_launch.hpp"
 #include "work/model_spec.hpp"
 #include "work/training_memory.hpp"
 
@@ -16,6 +17,9 @@ struct ComputeContext {
   const ComputeEfficiency& efficiency;
   const char* attention_kernel = "flash-attention-3";  // the curves FlashAttention is timed with
   double gemm_ceiling = 0;  // a measured fraction of peak in place of the published one (0: published)
+  // The per-kernel device floor and host enqueue interval a training step's layers pay
+  // (kernel_launch.hpp); null: none (a kernel's time alone, as the serving model times them).
+  const KernelLaunch* launch = nullptr;
   // Filled by `resolve_rates`: the peak, GEMM rate and SM count, looked up by name once rather
   // than for every GEMM (the planner prices hundreds of thousands of them). Unresolved, every
   // call looks them up.
@@ -82,6 +86,11 @@ struct TransformerLayerCost {
   double attention_exit_gemm = 0;
   double ffn_entry_gemm = 0;
   double ffn_exit_gemm = 0;
+  // What the per-kernel costs (ComputeContext::launch) add to the layer's four passes, and the
+  // part of it that is the host enqueueing slower than the device runs (seconds, before
+  // recomputation).
+  double launch_s = 0;
+  double host_wait_s = 0;
 };
 
 TransformerLayerCost transformer_layer_cost(const ModelSpec& m, const ParallelLayout& l, const MemoryOptions& o,

@@ -319,6 +319,8 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
     out.assumptions.push_back(fmt::format("GEMMs at {:.0f} TFLOP/s ({:.0f}% of peak) as measured: {}", o.gemm_tflops,
                                           100 * base.gemm_ceiling, o.gemm_source));
   }
+  // Layers pay the per-kernel device floor and the host's enqueue interval (kernel_launch.hpp).
+  base.launch = &KernelLaunch::builtin();
   const ComputeContext ctx = resolve_rates(base);
   const std::string dtype = o.memory.precision == Precision::fp32 ? "float" : "bfloat16";
   // The groups the representative GPU 0 belongs to.
@@ -397,6 +399,7 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
     struct Built {
       LayerCost layer;
       double tp_s = 0, cp_s = 0, ep_s = 0, params = 0;
+      double passes_s = 0, launch_s = 0, host_wait_s = 0;  // the layer's own passes; what launches add
     };
     auto build_layer = [&](bool moe) {
       const TransformerLayerCost c = transformer_layer_cost(m, l, mem, ctx, moe);
@@ -432,10 +435,20 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
       b.cp_s = cp_f + cp_b;
       b.ep_s = x.forward_s + x.backward_s;
       b.params = c.gradient_bytes / 4;
+      b.passes_s = c.attention_forward + c.ffn_forward + c.attention_backward + c.ffn_backward;
+      b.launch_s = c.launch_s;
+      b.host_wait_s = c.host_wait_s;
       return b;
     };
     const Built dense = build_layer(false);
     const Built expert = m.moe ? build_layer(true) : dense;
+    // What kernel launches cost a layer (kernel_launch.hpp), said where it is worth saying.
+    if (dense.passes_s > 0 && dense.launch_s > 0.01 * dense.passes_s)
+      out.assumptions.push_back(fmt::format(
+          "kernel launches add {:.0f}% to a layer's forward and backward ({:.0f}% of it the GPU waiting for the host "
+          "to enqueue {} kernels at {:.1f} us each): data/compute/kernel_launch.yaml",
+          100 * dense.launch_s / (dense.passes_s - dense.launch_s), 100 * dense.host_wait_s / dense.launch_s,
+          to_string(mem.kernels), 1e6 * KernelLaunch::builtin().host_interval_s()));
     auto is_moe = [&](long i) { return m.moe && i >= m.moe->dense_layers; };
     // The stage with the most work paces the pipeline (1F1B runs at the pace of the slowest
     // stage): every stage's layers (pipeline_split.hpp) with the embedding on the first and the
