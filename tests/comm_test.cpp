@@ -299,7 +299,7 @@ TEST(Channels, PcieNodesKeepTheirTwoChannelsAcrossNodes) {
   // A ring across PCIe nodes threads every GPU of each node, so the node's PCIe and socket links
   // hold NCCL's search to what it finds inside one node (no duplication below 25 GB/s): two
   // channels, not two per NIC. So the node's SHM hops run no faster across nodes than inside one,
-  // and a 25 MiB all-reduce over two or sixteen 8-GPU PCIe servers is not faster than over one.
+  // and a 25 MiB all-reduce over two or sixteen 8-GPU PCIe servers is not much faster than over one.
   const auto one = preset("pcie-8x-h100");
   EXPECT_EQ(channels(Communicator(one, 0), Algo::ring), 2);
   const double inside = run(Communicator(one, 0), Op::all_reduce, 25.0 * (1 << 20)).time.value();
@@ -307,7 +307,10 @@ TEST(Channels, PcieNodesKeepTheirTwoChannelsAcrossNodes) {
     const auto many = preset("pcie-8x-h100", nodes(n));
     const Communicator c(many, 0);
     EXPECT_EQ(channels(c, Algo::ring), 2) << n;
-    EXPECT_GE(run(c, Op::all_reduce, 25.0 * (1 << 20)).time.value(), inside) << n;
+    // (Within 10%: across nodes NCCL runs Tree, whose chain carries the data once each way
+    // where the ring carries 2 (n - 1) / n of it; with the fill its first chunk's trip
+    // (src/comm/stage_fill) the tree is 1-6% faster than the node's ring.)
+    EXPECT_GE(run(c, Op::all_reduce, 25.0 * (1 << 20)).time.value(), 0.9 * inside) << n;
   }
   // One GPU per node has no node to thread: two channels per NIC, as on NVLink nodes.
   auto single = preset("pcie-8x-h100", nodes(2));

@@ -156,8 +156,10 @@ TEST_F(TrainingRuntimeTest, TensorParallelAcrossNodesIsMuchSlower) {
   const auto compact =
       on({{node(0, 0), gpus(0, 4)}, {node(0, 0), gpus(4, 4)}, {node(0, 1), gpus(0, 4)}, {node(0, 1), gpus(4, 4)}});
   EXPECT_NEAR(r.speed(0, compact, {}), 1.0, 1e-9);
-  // Every layer's four TP all-reduces cross InfiniBand instead of NVSwitch.
-  EXPECT_LT(r.speed(0, split, {}), 0.9);
+  // Every layer's four TP all-reduces cross InfiniBand instead of NVSwitch. (0.92 since the
+  // pipeline fill of a mid-size tree across nodes stopped costing a second copy of its data:
+  // src/comm/stage_fill.)
+  EXPECT_LT(r.speed(0, split, {}), 0.95);
   const auto spread = on({{node(0, 0), gpus(0, 8)}, {node(1, 0), gpus(0, 8)}});
   EXPECT_LT(r.speed(0, split, {}),
             TrainingRuntime(t_, {training_job("b", "llama2-7b", 2, 8, 8)}, nodes_).speed(0, spread, {}));

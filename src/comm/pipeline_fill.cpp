@@ -2,11 +2,37 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "comm/algorithm.hpp"
 #include "comm/nccl_params.hpp"
 
 namespace gf::comm {
+
+namespace {
+
+// A pipeline's share of what a GPU can send to the other GPUs of its node, bytes/s: every
+// pipeline runs through every GPU. The GPU's links to its peers are the first links of its
+// routes to them (one NVLink port on an NVSwitch node, several direct NVLinks on a mesh, where
+// NCCL's channels take different cycles), each at the slowest link of its route. 0 where a node
+// holds one rank.
+double intra_pipeline_rate(const Communicator& c, long pipelines) {
+  if (c.ranks_per_node() < 2 || pipelines <= 0) return 0;
+  std::map<topo::LinkId, double> first_links;
+  for (long peer = 1; peer < c.ranks_per_node(); ++peer) {
+    const topo::Route r = c.route(0, peer);
+    if (r.links.empty()) continue;
+    double slowest = c.link_capacity(r.links.front());
+    for (const auto l : r.links) slowest = std::min(slowest, c.link_capacity(l));
+    auto [it, fresh] = first_links.try_emplace(r.links.front(), slowest);
+    if (!fresh) it->second = std::min(it->second, slowest);
+  }
+  double total = 0;
+  for (const auto& [link, rate] : first_links) total += rate;
+  return total / static_cast<double>(pipelines);
+}
+
+}  // namespace
 
 PipelineShape pipeline_shape(const Communicator& c, Op op, Algo algo, Proto proto, double size) {
   if (c.ranks() < 2 || size <= 0) return {};
@@ -17,6 +43,12 @@ Seconds pipeline_fill(const Communicator& c, Op op, Algo algo, Proto proto, doub
   const PipelineShape s = pipeline_shape(c, op, algo, proto, size);
   if (s.own_rate_fill_s > 0) return Seconds(s.own_rate_fill_s);
   if (s.pipelines <= 0 || s.chunk_bytes <= 0 || data_time.value() <= 0) return Seconds(0);
+  if (s.path.intra_stages + s.path.net_stages > 0) {
+    const double per_pipeline = size / static_cast<double>(s.pipelines);
+    const double chunk = std::min(s.chunk_bytes, per_pipeline);  // a pipeline holding less hands on less
+    return stage_fill(s.path, chunk, per_pipeline / chunk, intra_pipeline_rate(c, s.pipelines),
+                      Seconds(data_time.value() * chunk / per_pipeline));
+  }
   if (s.serial_stages > 0 && s.stream_chunks > 0)
     return Seconds(std::min(static_cast<double>(s.serial_stages), s.stream_chunks) * data_time.value() /
                    s.stream_chunks);

@@ -16,6 +16,7 @@
 // ring.cpp), a delay in series on its critical path rather than a FIFO to fill.
 #include "comm/collective.hpp"
 #include "comm/communicator.hpp"
+#include "comm/stage_fill.hpp"
 #include "core/units.hpp"
 
 namespace gf::comm {
@@ -38,6 +39,10 @@ struct PipelineShape {
   // before and after it (point-to-point across nodes: the copies into and out of the network
   // buffer). When set, it is the fill.
   double own_rate_fill_s = 0;
+  // Where set (any stage counted), the fill is the first chunk's trip through these stages at
+  // their own rates (comm/stage_fill.hpp): a hop inside a node at a pipeline's share of the
+  // node's link (every pipeline runs through every GPU), a network crossing at the network's.
+  StagePath path;
 };
 
 // The chunk stream NCCL would run; pipelines = 0 where the algorithm and protocol have no fill.
@@ -48,9 +53,10 @@ PipelineShape pipeline_shape(const Communicator& c, Op op, Algo algo, Proto prot
 // data_time x chunk x pipelines / size, and the fill is min(NCCL_STEPS, chunks) of them (for
 // trees and chains also at most 2 x depth - 1: the transfers one chunk makes after its first;
 // where the shape counts its stages, at most stages - 1: the stages after the first), or
-// serial_stages of them where the shape gives those. Once a pipeline holds a whole chunk the
-// fill stops growing with the size: it is a fixed number of chunk times, and the chunk is
-// NCCL's (bounded), not the message.
+// serial_stages of them where the shape gives those. Where the shape gives a stage path (Tree
+// and NVLSTree with Simple) the fill is the first chunk's trip through it at each stage's own
+// rate instead (comm/stage_fill.hpp). Once a pipeline holds a whole chunk the fill stops
+// growing with the size: the chunk is NCCL's (bounded), not the message.
 Seconds pipeline_fill(const Communicator& c, Op op, Algo algo, Proto proto, double size, Seconds data_time);
 
 }  // namespace gf::comm

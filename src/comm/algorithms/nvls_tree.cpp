@@ -62,6 +62,12 @@ public:
     // into the NVLS buffer, NVLS reduce, each network crossing up the tree of nodes and down
     // again, NVLS multicast, gather out of the buffer.
     s.stages = 4 + 2 * ceil_log2(c.nodes());
+    s.path.intra_stages = 4;
+    s.path.net_stages = 2 * ceil_log2(c.nodes());
+    // The crossings that share the busiest NIC direction (the data time's): on 2 nodes one tree's
+    // up and the other's down; from 3 nodes the representative head is interior in one tree (up
+    // to its parent, down to two children) and a leaf in the other (up).
+    s.path.net_shared = c.nodes() == 2 ? 2 : 4;
     s.pipelines = channels(c) * heads(c);
     const double ops = static_cast<double>(s.pipelines);
     double chunk = cut_below(nvls_tree_start_chunk_bytes(c), size, ops, 32, 262144);

@@ -128,6 +128,14 @@ public:
     s.depth = (c.ranks_per_node() - 1) + ceil_log2(c.nodes());
     s.pipelines = channels(c);
     s.chunk_bytes = step_bytes(c);
+    // A chunk goes up the node's chain and the tree of nodes, then down both: each hop stores
+    // and forwards a whole step (prims_simple.h hands a slice on when it is written).
+    s.path.intra_stages = 2 * (c.ranks_per_node() - 1);
+    s.path.net_stages = 2 * ceil_log2(c.nodes());
+    // The crossings that share the busiest NIC direction (the data time's): on 2 nodes one tree's
+    // up and the other's down; from 3 nodes the representative node is interior in one tree (up
+    // to its parent, down to two children) and a leaf in the other (up).
+    s.path.net_shared = c.nodes() == 2 ? 2 : 4;
     return s;
   }
 
