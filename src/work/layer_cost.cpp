@@ -6,6 +6,7 @@
 #include <initializer_list>
 
 #include "work/moe_gemm.hpp"
+#include "work/moe_routing.hpp"
 #include "work/pointwise_traffic.hpp"
 
 namespace gf::work {
@@ -191,7 +192,10 @@ TransformerLayerCost transformer_layer_cost(const ModelSpec& m, const ParallelLa
         fp8_casts(rows, {fp8_linear_casts(h, g.width * gate, true), fp8_linear_casts(g.width, h, true)});
     const std::pair<double, double> routed{up + down + act + cast_f, 2 * (up + down) + 2 * act + cast_b};
     const auto shared = ffn_cost(static_cast<double>(x.expert_ffn), tokens * x.shared_experts);
-    ffn = {routed.first + shared.first, routed.second + shared.second};
+    // The router and the token permutation around the experts (moe_routing.hpp); the router's
+    // GEMM is not an FP8 linear layer, so it runs in 16 bits.
+    const MoeRoutingCost routing = moe_routing_cost(m, a, tokens / sp, o.precision);
+    ffn = {routed.first + shared.first + routing.forward, routed.second + shared.second + routing.backward};
     const double expert = (m.gated_ffn ? 3.0 : 2.0) * h * static_cast<double>(x.expert_ffn);
     out.shared_expert_forward = shared.first;
     out.shared_expert_backward = shared.second;

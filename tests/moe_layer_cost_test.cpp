@@ -1,0 +1,90 @@
+// The work an MoE layer does around its experts: the router's GEMM and the token permutation
+// (src/work/moe_routing.cpp), and that the layer's cost carries it.
+#include <gtest/gtest.h>
+
+#include "hw/catalog.hpp"
+#include "work/model_library.hpp"
+#include "work/moe_routing.hpp"
+
+namespace gf::work {
+namespace {
+
+ModelSpec eight_experts(int top_k) {
+  ModelSpec m;
+  m.name = "moe-test";
+  m.layers = 2;
+  m.hidden = 4096;
+  m.heads = 32;
+  m.kv_heads = 8;
+  m.head_dim = 128;
+  m.ffn = 14336;
+  m.gated_ffn = true;
+  m.vocab = 32000;
+  m.seq = 4096;
+  m.moe = MoeSpec{8, top_k, 0, 14336, 0, 1.0};
+  return m;
+}
+
+ComputeContext h100_bf16() {
+  static const auto catalog = hw::Catalog::builtin();
+  return resolve_rates({catalog.gpu("h100-sxm5"), Precision::bf16, ComputeEfficiency::builtin()});
+}
+
+TEST(MoeRouting, DenseModelHasNone) {
+  ModelSpec m = eight_experts(2);
+  m.moe.reset();
+  const auto r = moe_routing_cost(m, h100_bf16(), 8192, Precision::bf16);
+  EXPECT_EQ(r.forward, 0);
+  EXPECT_EQ(r.backward, 0);
+}
+
+// Forward: the gate GEMM, then permute (read T x h, write k T x h) and unpermute (read k T x h,
+// write T x h) in 16 bits, and four passes over the fp32 scores; the backward moves the same
+// bytes and runs the gate's two gradient GEMMs.
+TEST(MoeRouting, BytesOfPermuteAndUnpermute) {
+  const ComputeContext c = h100_bf16();
+  const ModelSpec m = eight_experts(2);
+  const double t = 8192, h = 4096;
+  const auto r = moe_routing_cost(m, c, t, Precision::bf16);
+  const double gate = gemm_seconds(c, t, 8, h);
+  const double bytes = 2 * (t + 2 * t) * h * 2 + 4 * t * 8 * 4;
+  EXPECT_NEAR(r.forward, gate + memory_seconds(c, bytes), 1e-12);
+  EXPECT_NEAR(r.backward - r.forward, gate, 1e-12);
+  // FP8 training permutes the 16-bit hidden states: the same bytes.
+  EXPECT_NEAR(moe_routing_cost(m, c, t, Precision::fp8).forward, r.forward, 1e-12);
+}
+
+// The permutation grows with the copies each token makes: top-8 moves (1 + 8) / (1 + 2) = 3x
+// the bytes of top-2.
+TEST(MoeRouting, GrowsWithTopK) {
+  const ComputeContext c = h100_bf16();
+  const double t = 8192;
+  const auto two = moe_routing_cost(eight_experts(2), c, t, Precision::bf16);
+  const auto eight = moe_routing_cost(eight_experts(8), c, t, Precision::bf16);
+  const double gate = gemm_seconds(c, t, 8, 4096);
+  const double scores = memory_seconds(c, 4 * t * 8 * 4);
+  EXPECT_NEAR((eight.forward - gate - scores) / (two.forward - gate - scores), 3.0, 1e-9);
+}
+
+// An MoE layer's FFN half carries the routing: DeepSeek-V3's MoE layer costs more than its
+// experts, shared expert and norms alone would by at least the permutation's bytes.
+TEST(MoeRouting, LayerCostCarriesIt) {
+  static const auto catalog = hw::Catalog::builtin();
+  const ModelSpec m = library_model("deepseek-v3");
+  ParallelLayout l;
+  l.ep = 8;
+  MemoryOptions o;
+  o.micro_batch = 1;
+  o.precision = Precision::bf16;
+  const ComputeContext c = resolve_rates({catalog.gpu("b200"), Precision::bf16, ComputeEfficiency::builtin()});
+  const auto layer = transformer_layer_cost(m, l, o, c, true);
+  const double tokens = static_cast<double>(m.seq);
+  const auto routing = moe_routing_cost(m, c, tokens, Precision::bf16);
+  const double permutation = memory_seconds(c, 2 * (tokens + 8 * tokens) * 7168 * 2);
+  EXPECT_GE(routing.forward, permutation);
+  EXPECT_GT(layer.ffn_forward, routing.forward + layer.shared_expert_forward);
+  EXPECT_GT(layer.ffn_backward, routing.backward + layer.shared_expert_backward);
+}
+
+}  // namespace
+}  // namespace gf::work
