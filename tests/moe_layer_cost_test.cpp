@@ -9,19 +9,10 @@
 namespace gf::work {
 namespace {
 
+// Mixtral 8x7B (hidden 4096, 8 experts) routing each token to `top_k` of them.
 ModelSpec eight_experts(int top_k) {
-  ModelSpec m;
-  m.name = "moe-test";
-  m.layers = 2;
-  m.hidden = 4096;
-  m.heads = 32;
-  m.kv_heads = 8;
-  m.head_dim = 128;
-  m.ffn = 14336;
-  m.gated_ffn = true;
-  m.vocab = 32000;
-  m.seq = 4096;
-  m.moe = MoeSpec{8, top_k, 0, 14336, 0, 1.0};
+  ModelSpec m = library_model("mixtral-8x7b");
+  m.moe->top_k = top_k;
   return m;
 }
 
