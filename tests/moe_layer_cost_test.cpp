@@ -1,8 +1,10 @@
 // The work an MoE layer does around its experts: the router's GEMM and the token permutation
-// (src/work/moe_routing.cpp), and that the layer's cost carries it.
+// (src/work/moe_routing.cpp), and that the layer's cost carries it; DeepSeek's latent attention
+// (src/work/mla_attention.cpp).
 #include <gtest/gtest.h>
 
 #include "hw/catalog.hpp"
+#include "work/mla_attention.hpp"
 #include "work/model_library.hpp"
 #include "work/moe_routing.hpp"
 
@@ -75,6 +77,52 @@ TEST(MoeRouting, LayerCostCarriesIt) {
   EXPECT_GE(routing.forward, permutation);
   EXPECT_GT(layer.ffn_forward, routing.forward + layer.shared_expert_forward);
   EXPECT_GT(layer.ffn_backward, routing.backward + layer.shared_expert_backward);
+}
+
+}  // namespace
+}  // namespace gf::work
+
+namespace gf::work {
+namespace {
+
+// DeepSeek-V3's latent attention: heads of 192 (query/key) and 128 (value), so the core costs
+// FlashAttention's count at d = 160, where hidden / heads would say 56.
+TEST(MlaAttention, CoreHeadDim) {
+  const ModelSpec m = library_model("deepseek-v3");
+  ASSERT_TRUE(m.mla.has_value());
+  EXPECT_EQ(mla_core_head_dim(*m.mla), 160);
+  EXPECT_EQ(m.hidden / m.heads, 56);
+}
+
+// Its five projections: the two down projections duplicated on every TP rank, the two up
+// projections and the output split over TP.
+TEST(MlaAttention, ProjectionWeightsAndTensorParallelism) {
+  const ModelSpec m = library_model("deepseek-v3");
+  const ComputeContext c = h100_bf16();
+  const double h = 7168, heads = 128;
+  const double down = h * 1536 + h * (512 + 64);
+  const double split = 1536 * heads * 192 + 512 * heads * (128 + 128) + heads * 128 * h;
+  EXPECT_DOUBLE_EQ(mla_projections(*m.mla, m.hidden, m.heads, 1, c, 4096).params, down + split);
+  EXPECT_DOUBLE_EQ(mla_projections(*m.mla, m.hidden, m.heads, 2, c, 4096).params, down + split / 2);
+  // Fewer weights than a plain attention of the same hidden size and heads of 192 would have.
+  EXPECT_LT(down + split, 4 * h * heads * 192);
+}
+
+// The layer's attention core and projections take the MLA shapes.
+TEST(MlaAttention, LayerCostUsesThem) {
+  static const auto catalog = hw::Catalog::builtin();
+  const ModelSpec m = library_model("deepseek-v3");
+  const ComputeContext c =
+      resolve_rates({catalog.gpu("h100-sxm5"), Precision::bf16, ComputeEfficiency::builtin(), "cudnn"});
+  ParallelLayout l;
+  MemoryOptions o;
+  o.micro_batch = 1;
+  o.precision = Precision::bf16;
+  o.attention = Attention::cudnn;
+  const auto layer = transformer_layer_cost(m, l, o, c, false);
+  const double s = static_cast<double>(m.seq);
+  EXPECT_DOUBLE_EQ(layer.attention_core_forward, attention_seconds(c, 1, 128, s, s, 160, true, false));
+  EXPECT_DOUBLE_EQ(layer.attention_entry_gemm, mla_projections(*m.mla, m.hidden, m.heads, 1, c, s).entry_seconds);
 }
 
 }  // namespace
