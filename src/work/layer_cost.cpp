@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <initializer_list>
+#include <optional>
 
+#include "work/mla_attention.hpp"
 #include "work/moe_gemm.hpp"
+#include "work/moe_routing.hpp"
 #include "work/pointwise_traffic.hpp"
 
 namespace gf::work {
@@ -125,8 +128,12 @@ TransformerLayerCost transformer_layer_cost(const ModelSpec& m, const ParallelLa
   const double attention_inputs = memory_seconds(c, tokens * pw.attention_inputs);
 
   // Attention half.
-  const double qkv = gemm_seconds(c, tokens, (q + 2 * kv) / t, h);
-  const double proj = gemm_seconds(c, tokens, h, q / t);
+  // Multi-head latent attention (DeepSeek) projects through low-rank latents and attends over
+  // wider heads than hidden / heads (mla_attention.hpp).
+  const auto mla = m.mla ? std::optional(mla_projections(*m.mla, m.hidden, m.heads, l.tp, c, tokens)) : std::nullopt;
+  const long core_head_dim = m.mla ? mla_core_head_dim(*m.mla) : m.head_dim;
+  const double qkv = mla ? mla->entry_seconds : gemm_seconds(c, tokens, (q + 2 * kv) / t, h);
+  const double proj = mla ? mla->exit_seconds : gemm_seconds(c, tokens, h, q / t);
   const bool causal = m.kind == ModelKind::decoder;
   const double heads = static_cast<double>(m.heads) / t;
   // Context parallelism (ring attention): this GPU's queries against the whole sequence.
@@ -142,11 +149,11 @@ TransformerLayerCost transformer_layer_cost(const ModelSpec& m, const ParallelLa
     return x;
   }();
   const double core_f = o.attention != Attention::unfused
-                            ? attention_seconds(a, b, heads, s, s * cp, m.head_dim, causal, false)
-                            : unfused_attention_seconds(a, b, heads, s, s * cp, m.head_dim, false);
+                            ? attention_seconds(a, b, heads, s, s * cp, core_head_dim, causal, false)
+                            : unfused_attention_seconds(a, b, heads, s, s * cp, core_head_dim, false);
   const double core_b = o.attention != Attention::unfused
-                            ? attention_seconds(a, b, heads, s, s * cp, m.head_dim, causal, true)
-                            : unfused_attention_seconds(a, b, heads, s, s * cp, m.head_dim, true);
+                            ? attention_seconds(a, b, heads, s, s * cp, core_head_dim, causal, true)
+                            : unfused_attention_seconds(a, b, heads, s, s * cp, core_head_dim, true);
   // FP8: the casts around a half's linear layers, forward and backward seconds (none in 16 bits).
   auto fp8_casts = [&](double token_count, std::initializer_list<Fp8CastBytes> linears) {
     if (!fp8) return std::pair{0.0, 0.0};
@@ -157,7 +164,10 @@ TransformerLayerCost transformer_layer_cost(const ModelSpec& m, const ParallelLa
   // QKV's input comes from the norm, already FP8; the output projection's from the attention
   // kernel, in 16 bits.
   const auto [casts_f, casts_b] =
-      fp8_casts(tokens, {fp8_linear_casts(h, (q + 2 * kv) / t, true), fp8_linear_casts(q / t, h, false)});
+      mla ? (fp8 ? std::pair{memory_seconds(c, tokens * mla->cast_forward_bytes),
+                             memory_seconds(c, tokens * mla->cast_backward_bytes)}
+                 : std::pair{0.0, 0.0})
+          : fp8_casts(tokens, {fp8_linear_casts(h, (q + 2 * kv) / t, true), fp8_linear_casts(q / t, h, false)});
   out.attention_forward = qkv + core_f + proj + elementwise + attention_inputs + casts_f;
   out.attention_entry_gemm = qkv;
   out.attention_exit_gemm = proj;
@@ -191,7 +201,10 @@ TransformerLayerCost transformer_layer_cost(const ModelSpec& m, const ParallelLa
         fp8_casts(rows, {fp8_linear_casts(h, g.width * gate, true), fp8_linear_casts(g.width, h, true)});
     const std::pair<double, double> routed{up + down + act + cast_f, 2 * (up + down) + 2 * act + cast_b};
     const auto shared = ffn_cost(static_cast<double>(x.expert_ffn), tokens * x.shared_experts);
-    ffn = {routed.first + shared.first, routed.second + shared.second};
+    // The router and the token permutation around the experts (moe_routing.hpp); the router's
+    // GEMM is not an FP8 linear layer, so it runs in 16 bits.
+    const MoeRoutingCost routing = moe_routing_cost(m, a, tokens / sp, o.precision);
+    ffn = {routed.first + shared.first + routing.forward, routed.second + shared.second + routing.backward};
     const double expert = (m.gated_ffn ? 3.0 : 2.0) * h * static_cast<double>(x.expert_ffn);
     out.shared_expert_forward = shared.first;
     out.shared_expert_backward = shared.second;
@@ -252,7 +265,7 @@ TransformerLayerCost transformer_layer_cost(const ModelSpec& m, const ParallelLa
   out.tp_bytes = l.tp > 1 ? tokens * h * e : 0;
   // Gradients as DDP reduces them: fp32 main gradients (4 bytes), Megatron's default for mixed
   // precision and what fp32 training has anyway.
-  const double attention_params = (2 * h * q + 2 * h * kv) / t;
+  const double attention_params = mla ? mla->params : (2 * h * q + 2 * h * kv) / t;
   out.gradient_bytes = (attention_params + ffn_params) * 4.0;
   return out;
 }
