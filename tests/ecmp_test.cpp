@@ -188,10 +188,12 @@ TEST(EcmpFabric, RailAlignedTrafficStaysOnItsLeaf) {
     EXPECT_EQ(path.size(), 2u);  // NIC -> leaf -> NIC
     EXPECT_FALSE(f.hashed_path(path, mix64(static_cast<std::uint64_t>(r)), hashed));
   }
-  // Across rails the spine is reached, and hashed like any fat-tree's.
+  // Across rails the spine is reached, and the fabric could hash it like any fat-tree's; the
+  // collectives leave a rail fabric spread (their rings cross rails where NCCL's do not).
   path.clear();
   f.route_bundled(0, 0, 15, 1, path);
   EXPECT_TRUE(f.hashed_path(path, 1, hashed));
+  EXPECT_FALSE(comm::ecmp_hashed(comm::Communicator(t, 0)));
 }
 
 }  // namespace

@@ -9,7 +9,12 @@ namespace gf::comm {
 
 bool ecmp_hashed(const Communicator& c) {
   const auto* f = c.topology().fabric();
-  return f != nullptr && f->shape().tiers >= 2 && c.nodes() > 1 &&
+  // A rail-optimized fabric is left spread: NCCL keeps a ring's traffic between nodes on one
+  // rail (src/graph/search.cc: NCCL_CROSS_NIC defaults to 2, and the search tries crossNic 0,
+  // "NET n -> GPU a -> .. -> GPU x -> NET n", first), so it never reaches a spine to collide
+  // there. gpufabric's rings still pair each GPU's own NICs across nodes, which crosses rails;
+  // hashing those flows would charge collisions that NCCL's rings do not meet.
+  return f != nullptr && f->shape().tiers >= 2 && f->shape().kind == topo::FabricKind::fat_tree && c.nodes() > 1 &&
          c.topology().network().load_balancing == hw::LoadBalancing::ecmp;
 }
 

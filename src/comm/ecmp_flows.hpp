@@ -14,7 +14,7 @@
 namespace gf::comm {
 
 // Whether flows between leaves are placed by hash: the network hashes (hw::LoadBalancing::ecmp),
-// the fabric has an upper tier, and the ranks span more than one node.
+// the fabric is a fat-tree with an upper tier, and the ranks span more than one node.
 [[nodiscard]] bool ecmp_hashed(const Communicator& c);
 
 // Flows (5-tuples) one connection puts on the wire: NCCL_IB_QPS_PER_CONNECTION queue pairs,
