@@ -158,10 +158,12 @@ double closed_form_phase(const Communicator& c, Op op, Algo algo, double size, d
       flows_out = static_cast<double>(sum.leaf_flows) * leaf_share;
       if (sum.leaf_bundle) leaving.leaf_bundle = sum.leaf_bundle;
       if (sum.pod_bundle) leaving.pod_bundle = sum.pod_bundle;
-    } else if (op != Op::alltoall) {
-      // A ring (or a chain of send/receive pairs) in node order leaves a leaf only at its last
-      // node, whatever the representative node sends: sum the leaf's nodes. (All-to-all sends
-      // the same out of the leaf from every node, as the representative does.)
+    } else if (op != Op::alltoall && s.kind == topo::FabricKind::fat_tree) {
+      // A ring (or a chain of send/receive pairs) in node order leaves a fat-tree's leaf only at
+      // its last node, whatever the representative node sends: sum the leaf's nodes. (All-to-all
+      // sends the same out of the leaf from every node, as the representative does; on a rail
+      // fabric every node's ring edge crosses rails in gpufabric's pairing, so the representative
+      // already stands for each.)
       long in_leaf = 0;
       const Leaving sum = sent_out_of(leaf_of(node), in_leaf);
       if (sum.leaf * leaf_share > leaf_out) {
