@@ -1,6 +1,7 @@
 #pragma once
 // A set of ranks on a topology, as NCCL sees it: which GPUs, how many per node, the link
 // capacities NCCL's kernels reach, and which algorithms the hardware supports.
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -58,6 +59,11 @@ public:
   // ranks); otherwise its threads store and load across PCIe at once, which is slower.
   [[nodiscard]] double connection_rate(long a, long b, bool simplex = false) const;
   [[nodiscard]] const NcclConfig& env() const { return env_; }
+  // What the fabric's ECMP hash mixes in beside a flow's own headers (a switch's hash seed): 0
+  // by default; another value is another, equally likely placement of the same flows. Set it
+  // before the first collective is timed (the data times are cached per communicator).
+  [[nodiscard]] std::uint64_t ecmp_salt() const { return ecmp_salt_; }
+  void set_ecmp_salt(std::uint64_t salt) { ecmp_salt_ = salt; }
   [[nodiscard]] const NcclParams& params() const { return *params_; }
   // The transports in use, one line per class of edge, as NCCL_DEBUG=INFO names them.
   [[nodiscard]] std::vector<std::string> transport_summary() const;
@@ -100,6 +106,7 @@ private:
   const topo::Topology& t_;
   NcclConfig env_;
   const NcclParams* params_;
+  std::uint64_t ecmp_salt_ = 0;
   std::vector<long> gpus_;                      // global GPU index by rank
   std::vector<NcclTransport> intra_transport_;  // ppn x ppn, by local rank
   std::vector<int> intra_via_;  // ppn x ppn: the local rank a P2P/indirect (PATH_NVB) pair goes through, or -1

@@ -13,12 +13,14 @@
 
 #include "comm/algorithm.hpp"
 #include "comm/algorithms/patterns.hpp"
+#include "comm/ecmp_flows.hpp"
 #include "comm/nccl_tuner.hpp"
 #include "comm/pattern.hpp"
 #include "comm/pattern_tasks.hpp"
 #include "comm/pipeline_fill.hpp"
 #include "core/error.hpp"
 #include "sim/engine.hpp"
+#include "topo/ecmp_load.hpp"
 
 namespace gf::comm {
 
@@ -55,6 +57,7 @@ double closed_form_phase(const Communicator& c, Op op, Algo algo, double size, d
   struct Leaving {
     double leaf = 0;
     double pod = 0;
+    long leaf_flows = 0;  // connections out of the leaf, for the ECMP hash's collisions
     std::optional<topo::LinkId> leaf_bundle;
     std::optional<topo::LinkId> pod_bundle;
   };
@@ -75,6 +78,7 @@ double closed_form_phase(const Communicator& c, Op op, Algo algo, double size, d
     } else if (part == Part::up_out_of_leaf) {
       out.leaf += bytes;
       out.leaf_bundle = l;
+      ++out.leaf_flows;
     }
   };
 
@@ -124,15 +128,13 @@ double closed_form_phase(const Communicator& c, Op op, Algo algo, double size, d
                                                                               : nodes_per_leaf * leaves_per_pod);
     // By symmetry every node of a leaf sends out of it what the representative does.
     double leaf_out = leaving.leaf * leaf_share * nodes_per_leaf;
+    double flows_out = static_cast<double>(leaving.leaf_flows) * leaf_share * nodes_per_leaf;
     double pod_out = leaving.pod * nodes_per_pod;
-    if (!algorithm(algo).traits().nodes_alike) {
-      // A tree's nodes differ (most of its edges join near neighbours, a few span the tree), so
-      // sum what each node of the leaf the most tree edges cross sends out of it; the pod's
-      // share is that leaf's average per node.
-      auto leaf_of = [&](long k) { return f->leaf_of(c.cluster_node(k), 0); };
-      const long leaf = leaf_of(busiest_tree_leaf_node(c, leaf_of));
+    auto leaf_of = [&](long k) { return f->leaf_of(c.cluster_node(k), 0); };
+    // What the nodes of `leaf` send out of it, each node's own flows summed.
+    auto sent_out_of = [&](long leaf, long& in_leaf) {
       Leaving sum;
-      long in_leaf = 0;
+      in_leaf = 0;
       for (long k = 0; k < c.nodes(); ++k) {
         if (leaf_of(k) != leaf) continue;
         const long ck = c.cluster_node(k);
@@ -143,12 +145,46 @@ double closed_form_phase(const Communicator& c, Op op, Algo algo, double size, d
                        for (const auto l : path) add_leaving(l, part_of(l), bytes, sum);
                      });
       }
+      return sum;
+    };
+    if (!algorithm(algo).traits().nodes_alike) {
+      // A tree's nodes differ (most of its edges join near neighbours, a few span the tree), so
+      // sum what each node of the leaf the most tree edges cross sends out of it; the pod's
+      // share is that leaf's average per node.
+      long in_leaf = 0;
+      const Leaving sum = sent_out_of(leaf_of(busiest_tree_leaf_node(c, leaf_of)), in_leaf);
       leaf_out = sum.leaf * leaf_share;
       pod_out = in_leaf > 0 ? sum.pod / static_cast<double>(in_leaf) * nodes_per_pod : 0;
+      flows_out = static_cast<double>(sum.leaf_flows) * leaf_share;
       if (sum.leaf_bundle) leaving.leaf_bundle = sum.leaf_bundle;
       if (sum.pod_bundle) leaving.pod_bundle = sum.pod_bundle;
+    } else if (op != Op::alltoall && s.kind == topo::FabricKind::fat_tree) {
+      // A ring (or a chain of send/receive pairs) in node order leaves a fat-tree's leaf only at
+      // its last node, whatever the representative node sends: sum the leaf's nodes. (All-to-all
+      // sends the same out of the leaf from every node, as the representative does; on a rail
+      // fabric every node's ring edge crosses rails in gpufabric's pairing, so the representative
+      // already stands for each.)
+      long in_leaf = 0;
+      const Leaving sum = sent_out_of(leaf_of(node), in_leaf);
+      if (sum.leaf * leaf_share > leaf_out) {
+        leaf_out = sum.leaf * leaf_share;
+        flows_out = static_cast<double>(sum.leaf_flows) * leaf_share;
+        leaving.leaf_bundle = sum.leaf_bundle;
+      }
     }
-    if (leaf_out > 0 && leaving.leaf_bundle) worst = std::max(worst, leaf_out / c.link_capacity(*leaving.leaf_bundle));
+    double collisions = 1.0;
+    if (ecmp_hashed(c)) {
+      // The switches hash each queue pair onto one uplink: the busiest of the leaf's uplinks
+      // (over every leaf the ranks use) carries the expected maximum of a balls-in-bins throw.
+      const double flows = flows_out * flows_per_connection(c);
+      const double leaves =
+          std::ceil(static_cast<double>(c.nodes()) / nodes_per_leaf) * (s.kind == topo::FabricKind::rail ? nics : 1.0);
+      // Two tiers with several cables from a spine to each leaf hash again on the way down.
+      const double rehash = s.tiers == 2 && s.spine_links > 1 ? 2.0 : 1.0;
+      collisions = topo::ecmp_slowdown(std::lround(flows), s.up_ports, std::lround(leaves * rehash));
+    }
+    if (leaf_out > 0 && leaving.leaf_bundle)
+      worst = std::max(worst, leaf_out * collisions / c.link_capacity(*leaving.leaf_bundle));
     if (s.tiers == 3 && pod_out > 0 && leaving.pod_bundle)
       worst = std::max(worst, pod_out / c.link_capacity(*leaving.pod_bundle));
   }

@@ -81,8 +81,8 @@ const char* const kNcclVariableNames =
     "NCCL_P2P_LEVEL, NCCL_P2P_DISABLE, NCCL_NET_GDR_LEVEL, NCCL_IB_DISABLE, NCCL_SHM_DISABLE, NCCL_PXN_DISABLE, "
     "NCCL_P2P_PXN_LEVEL, NCCL_NVLS_ENABLE, NCCL_COLLNET_ENABLE, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS, "
     "NCCL_BUFFSIZE, NCCL_NVLS_CHUNKSIZE, NCCL_NVLSTREE_MAX_CHUNKSIZE, NCCL_P2P_NET_CHUNKSIZE, "
-    "NCCL_ALLOC_P2P_NET_LL_BUFFERS, NCCL_NET_SHARED_BUFFERS, NCCL_SOCKET_NTHREADS, NCCL_NSOCKS_PERTHREAD, NCCL_ALGO, "
-    "NCCL_PROTO";
+    "NCCL_ALLOC_P2P_NET_LL_BUFFERS, NCCL_NET_SHARED_BUFFERS, NCCL_SOCKET_NTHREADS, NCCL_NSOCKS_PERTHREAD, "
+    "NCCL_IB_QPS_PER_CONNECTION, NCCL_ALGO, NCCL_PROTO";
 
 bool sets(const NcclConfig& cfg, const std::string& name) {
   return std::find(cfg.names.begin(), cfg.names.end(), name) != cfg.names.end();
@@ -139,6 +139,9 @@ void apply_nccl_variable(NcclConfig& cfg, const std::string& name, const std::st
     cfg.socket_nthreads = static_cast<int>(parse_int(value, 1, 16, where, field, name));
   } else if (name == "NCCL_NSOCKS_PERTHREAD") {
     cfg.nsocks_perthread = static_cast<int>(parse_int(value, 1, 64, where, field, name));
+  } else if (name == "NCCL_IB_QPS_PER_CONNECTION") {
+    // NCCL_IB_MAX_QPS (src/transport/net_ib/common.h) bounds the queue pairs of a connection.
+    cfg.ib_qps_per_connection = static_cast<int>(parse_int(value, 1, 128, where, field, name));
   } else if (name == "NCCL_ALGO") {
     if (!parse_algo_list(value)) {
       throw InputError(where, field, fmt::format("{}={} names no algorithm gpufabric knows", name, value),
@@ -198,6 +201,7 @@ std::vector<std::string> NcclConfig::describe() const {
   if (net_unshared_buffers) out.emplace_back("NCCL_NET_SHARED_BUFFERS=0");
   if (socket_nthreads > 0) out.push_back(fmt::format("NCCL_SOCKET_NTHREADS={}", socket_nthreads));
   if (nsocks_perthread > 0) out.push_back(fmt::format("NCCL_NSOCKS_PERTHREAD={}", nsocks_perthread));
+  if (ib_qps_per_connection > 0) out.push_back(fmt::format("NCCL_IB_QPS_PER_CONNECTION={}", ib_qps_per_connection));
   if (algo) out.push_back("NCCL_ALGO=" + *algo);
   if (proto) out.push_back("NCCL_PROTO=" + *proto);
   return out;

@@ -36,9 +36,12 @@ struct NcclConfig {
   bool net_unshared_buffers = false;       // NCCL_NET_SHARED_BUFFERS=0
   int socket_nthreads = -1;                // NCCL_SOCKET_NTHREADS (-1: NCCL's default)
   int nsocks_perthread = -1;               // NCCL_NSOCKS_PERTHREAD
-  std::optional<std::string> algo;         // NCCL_ALGO, as given
-  std::optional<std::string> proto;        // NCCL_PROTO, as given
-  std::vector<std::string> names;          // the variables set (those the model reads)
+  // NCCL_IB_QPS_PER_CONNECTION (-1: NCCL's default of 1, NCCL_PARAM(IbQpsPerConn, ..., 1) in
+  // src/transport/net_ib.cc): queue pairs per connection, each its own flow to an ECMP hash.
+  int ib_qps_per_connection = -1;
+  std::optional<std::string> algo;   // NCCL_ALGO, as given
+  std::optional<std::string> proto;  // NCCL_PROTO, as given
+  std::vector<std::string> names;    // the variables set (those the model reads)
 
   // Point-to-point connections across nodes have LL buffers (NCCL allocates them only on
   // request or for unshared connections, src/transport/net.cc).

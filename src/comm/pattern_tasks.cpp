@@ -5,6 +5,7 @@
 #include <span>
 #include <unordered_map>
 
+#include "comm/ecmp_flows.hpp"
 #include "comm/pattern.hpp"
 
 namespace gf::comm {
@@ -44,6 +45,19 @@ struct FlowKeyEqual {
   bool operator()(const FlowKey& a, const FlowView& b) const { return same(a.path, a.bytes, b.path, b.bytes); }
 };
 
+// The pattern's flows as the fabric places them: through the uplink bundles, or, where the
+// switches hash, each queue pair on its own uplink cable (comm/ecmp_flows.hpp).
+void emit_placed(const Communicator& c, Op op, Algo algo, double size, double inflate, PatternScope scope,
+                 const FlowSink& sink) {
+  if (!ecmp_hashed(c)) {
+    emit_pattern(c, op, algo, size, inflate, scope, sink);
+    return;
+  }
+  EcmpPlacer placer(c, sink);
+  emit_pattern(c, op, algo, size, inflate, scope,
+               [&placer](std::span<const topo::LinkId> path, double bytes) { placer(path, bytes); });
+}
+
 }  // namespace
 
 PatternTasks add_pattern_flows(sim::TaskGraph& graph, const Communicator& c, Op op, Algo algo, double size,
@@ -51,12 +65,12 @@ PatternTasks add_pattern_flows(sim::TaskGraph& graph, const Communicator& c, Op 
   PatternTasks out;
   if (op == Op::alltoall) {
     // Every all-to-all flow has its own pair of end points: nothing to merge, so skip the map.
-    emit_pattern(c, op, algo, size, inflate, PatternScope{-1, 0, root, &out.connection_seconds, sender},
-                 [&](std::span<const topo::LinkId> path, double bytes) {
-                   const sim::TaskId id = graph.add_flow(path, Bytes(bytes), Seconds(0));
-                   if (start) graph.add_dependency(*start, id);
-                   out.last.push_back(id);
-                 });
+    emit_placed(c, op, algo, size, inflate, PatternScope{-1, 0, root, &out.connection_seconds, sender},
+                [&](std::span<const topo::LinkId> path, double bytes) {
+                  const sim::TaskId id = graph.add_flow(path, Bytes(bytes), Seconds(0));
+                  if (start) graph.add_dependency(*start, id);
+                  out.last.push_back(id);
+                });
     return out;
   }
   std::optional<sim::TaskId> barrier = start;
@@ -64,14 +78,14 @@ PatternTasks add_pattern_flows(sim::TaskGraph& graph, const Communicator& c, Op 
   for (int ph = 0; ph < count; ++ph) {
     std::unordered_map<FlowKey, double, FlowKeyHash, FlowKeyEqual> merged;
     double phase_connection = 0;
-    emit_pattern(c, op, algo, size, inflate, PatternScope{-1, ph, root, &phase_connection, sender},
-                 [&](std::span<const topo::LinkId> path, double bytes) {
-                   if (auto it = merged.find(FlowView{path, bytes}); it != merged.end()) {
-                     it->second += 1.0;
-                     return;
-                   }
-                   merged.emplace(FlowKey{std::vector<topo::LinkId>(path.begin(), path.end()), bytes}, 1.0);
-                 });
+    emit_placed(c, op, algo, size, inflate, PatternScope{-1, ph, root, &phase_connection, sender},
+                [&](std::span<const topo::LinkId> path, double bytes) {
+                  if (auto it = merged.find(FlowView{path, bytes}); it != merged.end()) {
+                    it->second += 1.0;
+                    return;
+                  }
+                  merged.emplace(FlowKey{std::vector<topo::LinkId>(path.begin(), path.end()), bytes}, 1.0);
+                });
     out.connection_seconds += phase_connection;
     // Deterministic order: the map's iteration order depends on the hash, so sort first.
     std::vector<std::pair<const FlowKey*, double>> flows;

@@ -132,6 +132,9 @@ NetworkTech parse_network(const Fields& f) {
   n.endpoint_latency = microseconds(f.positive("endpoint_latency_us"));
   n.default_switch = f.text("default_switch");
   n.default_nic = f.text("default_nic");
+  if (f.has("load_balancing"))
+    n.load_balancing =
+        f.choice("load_balancing", {"spread", "ecmp"}) == "ecmp" ? LoadBalancing::ecmp : LoadBalancing::spread;
   if (const YAML::Node env = f.node_or_null("nccl_env"); env) {
     if (!env.IsMap()) f.fail("nccl_env", "not a mapping", "NCCL variables, e.g. {NCCL_ALGO: \"Ring,Tree\"}");
     for (const auto& kv : env) {
@@ -345,7 +348,7 @@ void Catalog::load_text(const std::string& text, const std::string& file) {
                parse_nvswitch);
   load_section(root, "networks", file,
                {"name", "family", "transport", "line_rate_Gbps", "data_rate_Gbps", "efficiency", "endpoint_latency_us",
-                "default_switch", "default_nic", "nccl_env", "source", "note"},
+                "default_switch", "default_nic", "load_balancing", "nccl_env", "source", "note"},
                networks_, origin_, parse_network);
   load_section(root, "nics", file,
                {"name", "display_name", "max_rate_Gbps", "ports", "pcie", "families", "latency_ns", "ll_protocols",

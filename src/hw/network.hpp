@@ -8,6 +8,11 @@
 
 namespace gf::hw {
 
+// How a fabric's switches spread traffic over equal-cost uplinks: `spread` as if ideally (adaptive
+// routing, packet spraying: the leaf's uplinks act as one bundle); `ecmp` by a static hash of
+// each flow's headers, so that flows collide on some uplinks while others idle.
+enum class LoadBalancing { spread, ecmp };
+
 // A link technology between nodes, selectable with --network.
 struct NetworkTech {
   std::string name;
@@ -19,6 +24,7 @@ struct NetworkTech {
   Seconds endpoint_latency;
   std::string default_switch;
   std::string default_nic;
+  LoadBalancing load_balancing = LoadBalancing::spread;
   // The NCCL environment the network's vendor setup exports for every job (GCP's TCPX/TCPXO
   // profiles: NCCL_ALGO, NCCL_PROTO, NCCL_BUFFSIZE, ...): NCCL runs under it across nodes
   // unless the user sets the same variable. Values are checked where they are applied (comm).

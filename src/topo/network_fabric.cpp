@@ -138,7 +138,7 @@ std::size_t NetworkFabric::switch_count() const {
 
 std::size_t NetworkFabric::link_count() const {
   std::size_t n = static_cast<std::size_t>(shape_.endpoints);
-  if (shape_.tiers == 2) n += static_cast<std::size_t>(shape_.leaves * shape_.spines);
+  if (shape_.tiers == 2) n += static_cast<std::size_t>(shape_.leaves * shape_.up_ports);
   if (shape_.tiers == 3) {
     n += static_cast<std::size_t>(shape_.leaves * shape_.aggs_per_pod);
     n += static_cast<std::size_t>(shape_.pods * shape_.aggs_per_pod * shape_.cores_per_group);
@@ -170,12 +170,14 @@ void NetworkFabric::add_switches(Graph& g) {
 void NetworkFabric::add_upper_links(Graph& g) {
   up_link_base_ = static_cast<LinkId>(g.link_count());
   if (shape_.tiers == 2) {
+    // One link per cable, so that a flow hashed onto one uplink port can collide with another
+    // on it while the leaf's other ports idle: leaf l's uplink j goes to spine j / spine_links.
     for (long l = 0; l < shape_.leaves; ++l) {
       for (long s = 0; s < shape_.spines; ++s) {
-        const double m = static_cast<double>(shape_.spine_links);
-        g.add_duplex(leaf_base_ + static_cast<DeviceId>(l), spine_base_ + static_cast<DeviceId>(s), port_line_ * m,
-                     port_capacity_ * m, switch_latency_, switch_latency_, LinkKind::network,
-                     static_cast<int>(shape_.spine_links));
+        for (long q = 0; q < shape_.spine_links; ++q) {
+          g.add_duplex(leaf_base_ + static_cast<DeviceId>(l), spine_base_ + static_cast<DeviceId>(s), port_line_,
+                       port_capacity_, switch_latency_, switch_latency_, LinkKind::network, 1);
+        }
       }
     }
   } else if (shape_.tiers == 3) {
@@ -266,16 +268,15 @@ int NetworkFabric::route(long n1, int r1, long n2, int r2, std::uint64_t hash, s
   int ecmp = 1;
   if (l1 != l2) {
     if (shape_.tiers == 2) {
-      const long s = static_cast<long>(hash % static_cast<std::uint64_t>(shape_.spines));
-      out.push_back(up_link_base_ + static_cast<LinkId>(2 * (l1 * shape_.spines + s)));
-      out.push_back(up_link_base_ + static_cast<LinkId>(2 * (l2 * shape_.spines + s)) + 1);
+      out.push_back(up_port(l1, hash, true));
+      out.push_back(up_port(l2, hash, false));
       ecmp = shape_.up_ports;
     } else {
       const long half = shape_.radix / 2;
       const long a = static_cast<long>(hash % static_cast<std::uint64_t>(shape_.aggs_per_pod));
       const long p1 = l1 / half;
       const long p2 = l2 / half;
-      out.push_back(up_link_base_ + static_cast<LinkId>(2 * (l1 * shape_.aggs_per_pod + a)));
+      out.push_back(up_port(l1, hash, true));
       if (p1 != p2) {
         const long cg = shape_.cores_per_group;
         const long c = static_cast<long>((hash / static_cast<std::uint64_t>(shape_.aggs_per_pod)) %
@@ -286,11 +287,43 @@ int NetworkFabric::route(long n1, int r1, long n2, int r2, std::uint64_t hash, s
       } else {
         ecmp = static_cast<int>(shape_.aggs_per_pod);
       }
-      out.push_back(up_link_base_ + static_cast<LinkId>(2 * (l2 * shape_.aggs_per_pod + a)) + 1);
+      out.push_back(up_port(l2, hash, false));
     }
   }
   out.push_back(nic_link_base_ + static_cast<LinkId>(2 * e2) + 1);
   return ecmp;
+}
+
+LinkId NetworkFabric::up_port(long leaf, std::uint64_t hash, bool upward) const {
+  // The leaf hashes the flow onto one of its u uplinks; in two tiers that picks spine
+  // j / spine_links, which hashes again onto one of its spine_links cables down to the far leaf.
+  // In three tiers the core group of aggregation switch a reaches aggregation switch a of every
+  // pod, so the far leaf's downlink is port a again.
+  const auto u = static_cast<std::uint64_t>(shape_.up_ports);
+  const auto j = static_cast<long>(hash % u);
+  long port = j;
+  if (!upward && shape_.tiers == 2) {
+    const long m = shape_.spine_links;
+    port = (j / m) * m + static_cast<long>((hash / u) % static_cast<std::uint64_t>(m));
+  }
+  return up_link_base_ + static_cast<LinkId>(2 * (leaf * shape_.up_ports + port)) + (upward ? 0 : 1);
+}
+
+bool NetworkFabric::hashed_path(std::span<const LinkId> bundled, std::uint64_t hash, std::vector<LinkId>& out) const {
+  out.clear();
+  bool hashed = false;
+  const auto first = leaf_bundle_base_;
+  const auto end = leaf_bundle_base_ + static_cast<LinkId>(2 * shape_.leaves);
+  for (const LinkId l : bundled) {
+    if (shape_.tiers < 2 || l < first || l >= end) {
+      out.push_back(l);
+      continue;
+    }
+    const long leaf = static_cast<long>((l - first) / 2);
+    out.push_back(up_port(leaf, hash, (l - first) % 2 == 0));
+    hashed = true;
+  }
+  return hashed;
 }
 
 double NetworkFabric::bisection_ports() const {

@@ -3,6 +3,7 @@
 // oversubscribed leaf, or a rail-optimized fabric. Switch counts, link ids and routes are all
 // arithmetic on the endpoint index, so routing is O(hops) at any scale.
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "hw/network.hpp"
@@ -60,6 +61,13 @@ public:
   // all equal-cost paths (as many queue pairs per connection and adaptive routing do).
   void route_bundled(long n1, int r1, long n2, int r2, std::vector<LinkId>& out) const;
 
+  // The path a flow of `bundled` (a route_bundled path) takes when the switches place it by a
+  // hash of its headers (ECMP): each leaf's uplink bundle becomes the one uplink cable the hash
+  // picks, and the far leaf's downlink bundle the cable the spine picks. Links outside the leaf
+  // tier stay as they are (a three-tier core is still spread ideally). Returns whether the path
+  // left a leaf at all (a flow inside one leaf has nothing to hash).
+  bool hashed_path(std::span<const LinkId> bundled, std::uint64_t hash, std::vector<LinkId>& out) const;
+
   [[nodiscard]] const FabricShape& shape() const { return shape_; }
   // The link from NIC `nic` of `node` up to its leaf switch; leaf -> NIC is this id + 1.
   [[nodiscard]] LinkId nic_uplink(long node, int nic) const {
@@ -78,6 +86,8 @@ private:
   void add_switches(Graph& g);
   void add_upper_links(Graph& g);
   [[nodiscard]] double bisection_ports() const;  // in units of one port, one direction
+  // The uplink cable (upward) or downlink cable of `leaf` that a flow hashed to `hash` takes.
+  [[nodiscard]] LinkId up_port(long leaf, std::uint64_t hash, bool upward) const;
 
   FabricShape shape_;
   int nics_per_node_ = 0;

@@ -5,19 +5,9 @@
 
 #include <fmt/format.h>
 
+#include "core/mix.hpp"
+
 namespace gf::topo {
-
-namespace {
-
-// A fixed mix (splitmix64) so ECMP choices are deterministic and spread evenly.
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
-}  // namespace
 
 Topology::Topology(ClusterSpec spec, const hw::Catalog& catalog) : spec_(std::move(spec)) {
   gpu_ = catalog.gpu(spec_.node.gpu, spec_.node.gpu_where, "node.gpu");
@@ -235,7 +225,7 @@ int Topology::route_network(long na, int ra, long nb, int rb, long a, long b, bo
     return fabric_->shape().up_ports > 0 ? fabric_->shape().up_ports : 1;
   }
   return fabric_->route(na, ra, nb, rb,
-                        mix(static_cast<std::uint64_t>(a) * 0x100000001ULL + static_cast<std::uint64_t>(b)), out);
+                        mix64(static_cast<std::uint64_t>(a) * 0x100000001ULL + static_cast<std::uint64_t>(b)), out);
 }
 
 Route Topology::route_gpu_to_memory(long gpu, int socket) const {
