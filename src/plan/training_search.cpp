@@ -19,10 +19,12 @@ std::string layout_label(const work::TrainOptions& o) {
   if (l.vpp > 1) s += fmt::format(" VPP{}", l.vpp);
   if (l.sequence_parallel) s += " SP";
   if (l.tp_comm_overlap) s += " overlap";
+  if (l.overlap_p2p_comm) s += " p2p-overlap";  // Megatron's --overlap-p2p-comm
   s += fmt::format(" mb{} {}", o.memory.micro_batch, work::to_string(o.memory.recompute));
   if (o.layout.ep > 1 && o.moe_overlap != work::MoeOverlap::none)
     s += std::string(" a2a-overlap:") + work::to_string(o.moe_overlap);
-  if (o.memory.distributed_optimizer) s += " distopt";
+  // The distributed optimizer as the planner runs it: parameter all-gathers under the next forward.
+  if (o.memory.distributed_optimizer) s += o.memory.overlap_param_gather ? " distopt+pg" : " distopt";
   if (o.memory.sharding != work::Sharding::none) s += std::string(" ") + work::to_string(o.memory.sharding);
   return s;
 }
