@@ -143,3 +143,37 @@ search:
     EXPECT_NE(std::string(e.what()).find("ep-a2a"), std::string::npos) << e.what();
   }
 }
+
+// Transformer Engine's userbuffers need CUDA multicast (an NVLink-SHARP NVSwitch) unless UB_SKIPMC=1
+// (transformer_engine/pytorch/module/base.py, initialize_ub): the planner does not assume it on a
+// DGX A100 unless the plan says the variable is set.
+TEST(PlanOverlapSearch, TpOverlapNeedsMulticastOrTheIpcFallback) {
+  gf::plan::TrainingWorkload w;
+  w.name = "dense";
+  w.model = gf::work::library_model("llama3-8b");
+  w.tokens = 1e10;
+  w.global_batch = 64;
+  gf::plan::SearchSpace s;
+  s.tp = {8};
+  s.pp = {1};
+  s.vpp = {1};
+  s.micro_batch = {1};
+  s.recompute = {gf::work::Recompute::selective};
+  s.sharding = {gf::work::Sharding::zero1};
+  s.tp_comm_overlap = {true};
+  const auto a100 = gf::test::preset("dgx-a100");
+  gf::work::TrainingContext on_a100(a100);
+  const auto refused = gf::plan::search_layouts(on_a100, w, s, 8);
+  EXPECT_FALSE(refused.best.has_value());
+  EXPECT_EQ(refused.timed, 0);
+  s.tp_comm_overlap_ipc = true;
+  const auto ipc = gf::plan::search_layouts(on_a100, w, s, 8);
+  ASSERT_TRUE(ipc.best.has_value());
+  EXPECT_TRUE(ipc.best->layout.tp_comm_overlap);
+  s.tp_comm_overlap_ipc = false;
+  const auto h100 = gf::test::preset("dgx-h100");
+  gf::work::TrainingContext on_h100(h100);
+  const auto multicast = gf::plan::search_layouts(on_h100, w, s, 8);
+  ASSERT_TRUE(multicast.best.has_value());
+  EXPECT_TRUE(multicast.best->layout.tp_comm_overlap);
+}

@@ -282,6 +282,7 @@ SearchSpace parse_search(const Fields& f, SearchSpace s) {
     });
   }
   s.tp_across_nodes = f.flag_or("tp_across_nodes", false);
+  s.tp_comm_overlap_ipc = f.flag_or("tp_comm_overlap_ipc", false);
   return s;
 }
 
@@ -360,7 +361,7 @@ PlanSpec parse_plan(const std::string& text, const std::string& file) {
   if (f.has("search")) {
     const Fields s(f.node("search"), file, "search",
                    {"tp", "pp", "cp", "ep", "etp", "vpp", "moe_overlap", "tp_comm_overlap", "micro_batch", "recompute",
-                    "sharding", "tp_across_nodes"});
+                    "sharding", "tp_across_nodes", "tp_comm_overlap_ipc"});
     p.search = parse_search(s, p.search);
   }
   if (f.has("existing")) {

@@ -102,6 +102,10 @@ struct SearchSpace {
   std::vector<work::Recompute> recompute{work::Recompute::none, work::Recompute::selective, work::Recompute::full};
   std::vector<work::Sharding> sharding{work::Sharding::none, work::Sharding::zero1};  // zero1: distributed optimizer
   bool tp_across_nodes = false;
+  // Transformer Engine's userbuffers (--tp-comm-overlap) need CUDA multicast (an NVLink-SHARP
+  // NVSwitch) unless UB_SKIPMC=1 sends them over CUDA IPC: only then does the planner try
+  // overlap on other NVLink nodes (A100, 4-GPU NVLink meshes).
+  bool tp_comm_overlap_ipc = false;
 };
 
 // Where checkpoints go: a shared file system, written by every node at once. Each node writes at

@@ -119,7 +119,7 @@ LayoutSearch search_layouts(work::TrainingContext& context, const TrainingWorklo
                           continue;
                         }
                         const work::ParallelLayout::StageSplit& split = choice.split;
-                        if (overlap && tp == 1) {
+                        if (overlap && (tp == 1 || !(t.node().nvswitch_sharp() || s.tp_comm_overlap_ipc))) {
                           ++out.invalid;
                           continue;
                         }

@@ -373,6 +373,10 @@ TrainResult train_step(TrainingContext& cache, const ModelSpec& m, const TrainOp
     // NVLink inside one server (data/compute/efficiency.yaml, tp_comm_overlap); elsewhere the
     // flag changes nothing and the collectives stay in the critical path.
     tp_overlap = l.tp_comm_overlap && tp_group != nullptr && tp_over_nvlink(t, *tp_group);
+    if (tp_overlap && !t.node().nvswitch_sharp())
+      out.assumptions.push_back(
+          "--tp-comm-overlap here runs without CUDA multicast (no NVLink-SHARP NVSwitch): Transformer Engine's "
+          "initialize_ub refuses that unless UB_SKIPMC=1 is set, which sends the userbuffers over CUDA IPC");
     if (l.tp_comm_overlap && !tp_overlap)
       out.assumptions.push_back(
           "--tp-comm-overlap asked for, but the TP group is not joined by NVLink inside one server: Transformer "
