@@ -1,5 +1,7 @@
 #include "comm/communicator.hpp"
 
+#include "comm/shm_window.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -114,6 +116,22 @@ void Communicator::finish() {
              t.cpu_spec().name.find("threadripper") != std::string::npos;
   channels_hint_ = gpu.nvlink ? std::clamp(gpu.nvlink->links, 2, 32) : 2;
   search_intra_ring();
+  size_shm_window();
+}
+
+void Communicator::size_shm_window() {
+  // NCCL rates the ring by the PCIe links its SHM hops cross (through the receiver's host
+  // memory), and picks the channel's threads from that; one node stands for all.
+  std::vector<std::vector<topo::LinkId>> hops;
+  const auto& ring = intra_ring(0);
+  for (std::size_t i = 0; i < ring.size() && ppn_ > 1; ++i) {
+    const long a = ring[i];
+    const long b = ring[(i + 1) % ring.size()];
+    if (transport(a, b) == NcclTransport::shm) hops.push_back(route(a, b).links);
+  }
+  if (hops.empty()) return;
+  shm_window_ =
+      comm::shm_window(*params_, t_.gpu_spec().compute_capability, nccl_ring_GBps(*params_, t_.graph(), hops));
 }
 
 void Communicator::apply_network_profile() {
@@ -329,11 +347,12 @@ topo::Route Communicator::route(long a, long b, int nic_choice) const {
   switch (transport(a, b)) {
     case NcclTransport::shm: {
       // The receiver's buffer in its own socket's memory (NCCL_SHM_LOCALITY's default): the
-      // sender stores into it across PCIe (and the socket link), the receiver loads from it.
+      // sender's threads store into it across PCIe (and the socket link, at the CPU's rate for
+      // SM-driven traffic), the receiver's threads load from it.
       const auto& node = t_.node();
       const int socket = node.socket_of(node.gpu(static_cast<int>(gb % t_.gpus_per_node())));
-      topo::Route r = t_.route_gpu_to_memory(ga, socket);
-      const topo::Route in = t_.route_memory_to_gpu(socket, gb);
+      topo::Route r = t_.route_gpu_to_memory(ga, socket, true);
+      const topo::Route in = t_.route_memory_to_gpu(socket, gb, true);
       r.links.insert(r.links.end(), in.links.begin(), in.links.end());
       r.transport = topo::Transport::pcie_dma;  // GPU threads' loads and stores, not the driver's staging
       measure(r, t_.graph());
@@ -384,7 +403,7 @@ topo::Route Communicator::route(long a, long b, int nic_choice) const {
 double Communicator::connection_rate(long a, long b, bool simplex) const {
   const auto& n = *params_;
   switch (transport(a, b)) {
-    case NcclTransport::shm: return (simplex ? n.shm_simplex_channel_GBps : n.shm_channel_GBps) * 1e9;
+    case NcclTransport::shm: return shm_channel_rate(n, shm_window_, simplex);
     case NcclTransport::net_socket: {
       // NCCL's socket transport: the slowest socket's rate times the sockets of a connection
       // (NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD; by default one, driven by the proxy).
