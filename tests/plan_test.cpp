@@ -274,10 +274,7 @@ TEST(PlanCases, Case1PcieServerGainsLittleFromFourToEightGpus) {
   }
   ASSERT_GT(four, 0);
   ASSERT_GT(eight, 0);
-  // Twice the GPUs, under twice the speed. (The bound was 1.4 while every SHM hop ran at one
-  // 5.2 GB/s plateau; with SHM's channels sized from NCCL's kernel a Gen4 A100 ring runs 512
-  // threads and about 16 GB/s, and the eighth-GPU gain is 1.8x.)
-  EXPECT_LT(four / eight, 1.9);
+  EXPECT_LT(four / eight, 1.4);  // twice the GPUs, well under twice the speed
   EXPECT_GT(four / eight, 1.0);
   EXPECT_NE(reasons_text(a).find("exposed gradient reduction"), std::string::npos) << reasons_text(a);
   EXPECT_NE(reasons_text(a).find("Scale-up against scale-out, 8 a100-pcie-80gb GPUs"), std::string::npos)

@@ -248,9 +248,7 @@ TEST(ServingSim, PcieBoxesPayForTensorParallelism) {
         simulate_serving(set.replicas(), generate_requests(fixed_load(ArrivalKind::offline, 200, 512, 128)), 32, {});
     return summarize(run, 0, {}, true).communication_share;
   };
-  // (2x: the L40S box's SHM channels follow NCCL's window, src/comm/shm_window, and its
-  // TensorRT-LLM TP rows now fall within 8%.)
-  EXPECT_GT(share("pcie-8x-l40s"), 2 * share("dgx-h100"));
+  EXPECT_GT(share("pcie-8x-l40s"), 3 * share("dgx-h100"));
 }
 
 namespace {

@@ -145,9 +145,9 @@ void nccl_knobs(const comm::Communicator& c, int nvgen, const std::vector<NcclTe
                  [nvgen](Model& m, double v) { m.nccl.nvlink_efficiency[nvgen] = v; }});
   }
   if (shm) {
-    k.push_back({"shm_round_trip_us", "the round trip of one SHM channel's window through host memory", 0.05, 100,
-                 false, [](const Model& m) { return m.nccl.shm.round_trip_us; },
-                 [](Model& m, double v) { m.nccl.shm.round_trip_us = v; }});
+    k.push_back({"shm_channel_GBps", "what one SHM channel moves while its GPUs send and receive", 0.1, 50, false,
+                 [](const Model& m) { return m.nccl.shm_channel_GBps; },
+                 [](Model& m, double v) { m.nccl.shm_channel_GBps = v; }});
   }
   if (c.nodes() > 1) {
     if (c.transport(0, c.ranks_per_node()) == comm::NcclTransport::net_socket) {
@@ -497,7 +497,7 @@ Overlay read_overlay(const std::string& text, const std::string& file) {
   // NCCL's parameters, then the catalog's link efficiencies.
   const Fields params(
       f.node("parameters"), file, "parameters",
-      {"nvlink_efficiency", "shm_round_trip_us", "socket_stream_GBps", "network_efficiency", "launch_overhead_us",
+      {"nvlink_efficiency", "shm_channel_GBps", "socket_stream_GBps", "network_efficiency", "launch_overhead_us",
        "pcie_copy_efficiency", "nvlink_copy_efficiency", "host_staging_efficiency", "pageable_copy_efficiency"});
   auto fitted = [&](const char* key, double lo, double hi) {
     if (!params.has(key)) return;
@@ -507,7 +507,7 @@ Overlay read_overlay(const std::string& text, const std::string& file) {
     o.fitted[key] = x;
   };
   fitted("nvlink_efficiency", 0.01, 1.0);
-  fitted("shm_round_trip_us", 0.01, 1000);
+  fitted("shm_channel_GBps", 0.01, 1000);
   fitted("socket_stream_GBps", 0.01, 1000);
   fitted("network_efficiency", 0.01, 1.0);
   fitted("launch_overhead_us", 0, 10000);
@@ -536,7 +536,7 @@ comm::NcclParams apply_calibration(const std::string& text, const std::string& f
   comm::NcclParams p = base;
   const auto& v = o.fitted;
   if (v.count("nvlink_efficiency")) p.nvlink_efficiency[o.nvlink_generation] = v.at("nvlink_efficiency");
-  if (v.count("shm_round_trip_us")) p.shm.round_trip_us = v.at("shm_round_trip_us");
+  if (v.count("shm_channel_GBps")) p.shm_channel_GBps = v.at("shm_channel_GBps");
   if (v.count("socket_stream_GBps")) p.socket_stream_GBps = v.at("socket_stream_GBps");
   if (v.count("network_efficiency")) {
     p.network_efficiency = v.at("network_efficiency");

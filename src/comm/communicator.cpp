@@ -1,7 +1,5 @@
 #include "comm/communicator.hpp"
 
-#include "comm/shm_window.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -116,22 +114,6 @@ void Communicator::finish() {
              t.cpu_spec().name.find("threadripper") != std::string::npos;
   channels_hint_ = gpu.nvlink ? std::clamp(gpu.nvlink->links, 2, 32) : 2;
   search_intra_ring();
-  size_shm_window();
-}
-
-void Communicator::size_shm_window() {
-  // NCCL rates the ring by the PCIe links its SHM hops cross (through the receiver's host
-  // memory), and picks the channel's threads from that; one node stands for all.
-  std::vector<std::vector<topo::LinkId>> hops;
-  const auto& ring = intra_ring(0);
-  for (std::size_t i = 0; i < ring.size() && ppn_ > 1; ++i) {
-    const long a = ring[i];
-    const long b = ring[(i + 1) % ring.size()];
-    if (transport(a, b) == NcclTransport::shm) hops.push_back(route(a, b).links);
-  }
-  if (hops.empty()) return;
-  shm_window_ =
-      comm::shm_window(*params_, t_.gpu_spec().compute_capability, nccl_ring_GBps(*params_, t_.graph(), hops));
 }
 
 void Communicator::apply_network_profile() {
@@ -403,7 +385,11 @@ topo::Route Communicator::route(long a, long b, int nic_choice) const {
 double Communicator::connection_rate(long a, long b, bool simplex) const {
   const auto& n = *params_;
   switch (transport(a, b)) {
-    case NcclTransport::shm: return shm_channel_rate(n, shm_window_, simplex);
+    // A ring's channel stores its sends into the next GPU's host buffer and loads its receives
+    // from its own, with the same threads (prims_simple.h: one reduceCopy per step, loads then
+    // stores); a chain of two ranks (broadcast, reduce) only stores on one GPU and only loads
+    // on the other, so each channel moves twice as much.
+    case NcclTransport::shm: return n.shm_channel_GBps * 1e9 * (simplex ? 2 : 1);
     case NcclTransport::net_socket: {
       // NCCL's socket transport: the slowest socket's rate times the sockets of a connection
       // (NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD; by default one, driven by the proxy).

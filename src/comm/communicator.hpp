@@ -11,7 +11,6 @@
 
 #include "comm/nccl_config.hpp"
 #include "comm/nccl_params.hpp"
-#include "comm/shm_window.hpp"
 #include "comm/transport.hpp"
 #include "topo/topology.hpp"
 
@@ -58,8 +57,6 @@ public:
   // `simplex`: each GPU only sends or only receives over SHM in this operation (a chain of two
   // ranks); otherwise its threads store and load across PCIe at once, which is slower.
   [[nodiscard]] double connection_rate(long a, long b, bool simplex = false) const;
-  // What one SHM channel keeps in flight (src/comm/shm_window); zero bytes without SHM hops.
-  [[nodiscard]] const ShmWindow& shm_window() const { return shm_window_; }
   [[nodiscard]] const NcclConfig& env() const { return env_; }
   [[nodiscard]] const NcclParams& params() const { return *params_; }
   // The transports in use, one line per class of edge, as NCCL_DEBUG=INFO names them.
@@ -133,11 +130,9 @@ private:
   std::vector<std::vector<int>> intra_rings_;
   bool bidirectional_rings_ = false;
   int channels_hint_ = 2;
-  ShmWindow shm_window_;
 
   void finish();  // what both constructors share once the ranks are placed
   void search_intra_ring();
-  void size_shm_window();  // NCCL's threads and loads in flight of one SHM channel
   void choose_transports();
   void apply_network_profile();  // the network's NCCL variables under the user's
   void choose_net_transports();

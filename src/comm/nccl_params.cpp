@@ -40,36 +40,6 @@ std::map<int, T> by_generation(const Fields& parent, const char* key, Read read)
   return out;
 }
 
-// A map from small integer keys (generations, compute capabilities) to values.
-template <typename T, typename Read>
-std::map<int, T> by_key(const Fields& parent, const char* key, std::initializer_list<const char*> keys, Read read) {
-  const Fields f(parent.node(key), parent.file(), parent.field(key), keys);
-  std::map<int, T> out;
-  for (const auto& kv : parent.node(key)) {
-    const std::string g = kv.first.as<std::string>();
-    out[std::stoi(g)] = read(f, g.c_str());
-  }
-  if (out.empty()) parent.fail(key, "no entries", "at least one");
-  return out;
-}
-
-void parse_shm(const Fields& f, NcclParams::Shm& s) {
-  const Fields shm(f.node("shm"), f.file(), "shm",
-                   {"threads", "low_bw_threads", "pci_bw_GBps", "sync_threads", "load_bytes", "unroll",
-                    "nccl_lane_GBps", "round_trip_us", "source", "calibration_rows"});
-  s.threads = static_cast<int>(shm.integer("threads", 64, 1024));
-  s.low_bw_threads = static_cast<int>(shm.integer("low_bw_threads", 64, 1024));
-  s.pci_bw_GBps = shm.positive("pci_bw_GBps");
-  s.sync_threads = static_cast<int>(shm.integer("sync_threads", 0, 64));
-  s.load_bytes = static_cast<int>(shm.integer("load_bytes", 1, 64));
-  if (s.sync_threads >= s.low_bw_threads) shm.fail("sync_threads", "not fewer than low_bw_threads", "fewer threads");
-  s.unroll = by_key<int>(shm, "unroll", {"5", "6", "7", "8", "9", "10", "11", "12"},
-                         [](const Fields& g, const char* k) { return static_cast<int>(g.integer(k, 1, 64)); });
-  s.nccl_lane_GBps = by_key<double>(shm, "nccl_lane_GBps", {"1", "2", "3", "4", "5", "6"},
-                                    [](const Fields& g, const char* k) { return g.positive(k); });
-  s.round_trip_us = shm.positive("round_trip_us");
-}
-
 // A [1 node, 2 nodes, more] triple.
 void parse_triple(const Fields& f, const char* key, double (&out)[3]) {
   const auto items = as_list(f.node(key), f.file(), f.field(key));
@@ -256,7 +226,8 @@ NcclParams parse_nccl_params(const std::string& text, const std::string& file) {
   parse_tuner(f, n.tuner);
   n.ll128_one_gpu_per_node = f.fraction("ll128_one_gpu_per_node");
   n.collnet_arity_us = f.number("collnet_arity_latency_us");
-  parse_shm(f, n.shm);
+  const Fields shm(f.node("shm"), file, "shm", {"channel_GBps", "calibration_rows", "source"});
+  n.shm_channel_GBps = shm.positive("channel_GBps");
   const Fields sock(f.node("socket"), file, "socket", {"stream_GBps", "source"});
   n.socket_stream_GBps = sock.positive("stream_GBps");
   return n;

@@ -73,18 +73,9 @@ struct NcclParams {
   // figure for the network the communicator runs on (unset: the catalog's).
   std::optional<double> network_efficiency;
   std::string network_efficiency_for;  // the catalog network it was fitted on (empty: any)
-  // NCCL's SHM transport (src/comm/shm_window): the threads of one channel, the loads each
-  // keeps in flight, and the round trip through host memory one window of them takes.
-  struct Shm {
-    int threads = 0;                       // NCCL_SIMPLE_MAX_NTHREADS
-    int low_bw_threads = 0;                // the ring's default where NCCL rates the ring at most pci_bw_GBps
-    double pci_bw_GBps = 0;                // PCI_BW
-    int sync_threads = 0;                  // the warp that synchronises instead of moving data
-    int load_bytes = 0;                    // one thread's load
-    std::map<int, int> unroll;             // by the GPU's major compute capability (from it up)
-    std::map<int, double> nccl_lane_GBps;  // NCCL's figure for one PCIe lane, by generation
-    double round_trip_us = 0;              // fitted: see nccl.yaml
-  } shm;
+  // What one channel of NCCL's SHM transport moves while its threads both store into and load
+  // from host memory (a ring step), GB/s; a one-way chain's channel moves twice that.
+  double shm_channel_GBps = 0;
   // What one TCP stream of NCCL's socket transport moves, GB/s.
   double socket_stream_GBps = 0;
   // NCCL's tuner constants (tuning.cc), which it chooses by; see the `tuner` block of nccl.yaml.
