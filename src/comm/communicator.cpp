@@ -329,11 +329,12 @@ topo::Route Communicator::route(long a, long b, int nic_choice) const {
   switch (transport(a, b)) {
     case NcclTransport::shm: {
       // The receiver's buffer in its own socket's memory (NCCL_SHM_LOCALITY's default): the
-      // sender stores into it across PCIe (and the socket link), the receiver loads from it.
+      // sender's threads store into it across PCIe (and the socket link, at the CPU's rate for
+      // SM-driven traffic), the receiver's threads load from it.
       const auto& node = t_.node();
       const int socket = node.socket_of(node.gpu(static_cast<int>(gb % t_.gpus_per_node())));
-      topo::Route r = t_.route_gpu_to_memory(ga, socket);
-      const topo::Route in = t_.route_memory_to_gpu(socket, gb);
+      topo::Route r = t_.route_gpu_to_memory(ga, socket, true);
+      const topo::Route in = t_.route_memory_to_gpu(socket, gb, true);
       r.links.insert(r.links.end(), in.links.begin(), in.links.end());
       r.transport = topo::Transport::pcie_dma;  // GPU threads' loads and stores, not the driver's staging
       measure(r, t_.graph());
@@ -384,7 +385,11 @@ topo::Route Communicator::route(long a, long b, int nic_choice) const {
 double Communicator::connection_rate(long a, long b, bool simplex) const {
   const auto& n = *params_;
   switch (transport(a, b)) {
-    case NcclTransport::shm: return (simplex ? n.shm_simplex_channel_GBps : n.shm_channel_GBps) * 1e9;
+    // A ring's channel stores its sends into the next GPU's host buffer and loads its receives
+    // from its own, with the same threads (prims_simple.h: one reduceCopy per step, loads then
+    // stores); a chain of two ranks (broadcast, reduce) only stores on one GPU and only loads
+    // on the other, so each channel moves twice as much.
+    case NcclTransport::shm: return n.shm_channel_GBps * 1e9 * (simplex ? 2 : 1);
     case NcclTransport::net_socket: {
       // NCCL's socket transport: the slowest socket's rate times the sockets of a connection
       // (NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD; by default one, driven by the proxy).

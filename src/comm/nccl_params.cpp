@@ -226,9 +226,8 @@ NcclParams parse_nccl_params(const std::string& text, const std::string& file) {
   parse_tuner(f, n.tuner);
   n.ll128_one_gpu_per_node = f.fraction("ll128_one_gpu_per_node");
   n.collnet_arity_us = f.number("collnet_arity_latency_us");
-  const Fields shm(f.node("shm"), file, "shm", {"channel_GBps", "simplex_channel_GBps", "source"});
+  const Fields shm(f.node("shm"), file, "shm", {"channel_GBps", "calibration_rows", "source"});
   n.shm_channel_GBps = shm.positive("channel_GBps");
-  n.shm_simplex_channel_GBps = shm.positive("simplex_channel_GBps");
   const Fields sock(f.node("socket"), file, "socket", {"stream_GBps", "source"});
   n.socket_stream_GBps = sock.positive("stream_GBps");
   return n;

@@ -73,10 +73,10 @@ struct NcclParams {
   // figure for the network the communicator runs on (unset: the catalog's).
   std::optional<double> network_efficiency;
   std::string network_efficiency_for;  // the catalog network it was fitted on (empty: any)
-  // What one SHM connection (one channel's GPU threads storing into and loading from host
-  // memory) moves, and what one TCP stream of NCCL's socket transport moves, GB/s.
+  // What one channel of NCCL's SHM transport moves while its threads both store into and load
+  // from host memory (a ring step), GB/s; a one-way chain's channel moves twice that.
   double shm_channel_GBps = 0;
-  double shm_simplex_channel_GBps = 0;
+  // What one TCP stream of NCCL's socket transport moves, GB/s.
   double socket_stream_GBps = 0;
   // NCCL's tuner constants (tuning.cc), which it chooses by; see the `tuner` block of nccl.yaml.
   // Arrays by GPU generation are indexed by GpuGeneration, and inside by NCCL's node-count

@@ -386,8 +386,9 @@ void NodeTemplate::append_up(DeviceId from, DeviceId stop, std::vector<LinkId>& 
   for (DeviceId d = from; d != stop; d = tree_[d].parent) out.push_back(tree_[d].uplink);
 }
 
-void NodeTemplate::append_cross_socket(int from, int to, std::vector<LinkId>& out) const {
-  if (from != to) out.push_back(socket_link_[static_cast<std::size_t>(from)][static_cast<std::size_t>(to)]);
+void NodeTemplate::append_cross_socket(int from, int to, std::vector<LinkId>& out, bool peer) const {
+  const auto& links = peer ? socket_peer_link_ : socket_link_;
+  if (from != to) out.push_back(links[static_cast<std::size_t>(from)][static_cast<std::size_t>(to)]);
 }
 
 Route NodeTemplate::pcie_path(DeviceId a, DeviceId b) const {
@@ -446,7 +447,7 @@ Route NodeTemplate::trace_pcie_path(DeviceId a, DeviceId b) const {
   return r;
 }
 
-Route NodeTemplate::memory_route(DeviceId endpoint, int socket, bool towards_memory) const {
+Route NodeTemplate::memory_route(DeviceId endpoint, int socket, bool towards_memory, bool sm_driven) const {
   Route r;
   r.transport = Transport::pcie_dma;
   const int own = local_.device(endpoint).socket;
@@ -454,11 +455,11 @@ Route NodeTemplate::memory_route(DeviceId endpoint, int socket, bool towards_mem
   const LinkId mem = mem_link_[static_cast<std::size_t>(socket)];
   if (towards_memory) {
     append_up(endpoint, socket_device(endpoint), r.links);
-    append_cross_socket(own, socket, r.links);
+    append_cross_socket(own, socket, r.links, sm_driven);
     r.links.push_back(mem);
   } else {
     r.links.push_back(mem + 1);
-    append_cross_socket(socket, own, r.links);
+    append_cross_socket(socket, own, r.links, sm_driven);
     std::vector<LinkId> up;
     append_up(endpoint, socket_device(endpoint), up);
     for (auto it = up.rbegin(); it != up.rend(); ++it) r.links.push_back(*it + 1);
@@ -467,8 +468,12 @@ Route NodeTemplate::memory_route(DeviceId endpoint, int socket, bool towards_mem
   return r;
 }
 
-Route NodeTemplate::to_memory(DeviceId from, int socket) const { return memory_route(from, socket, true); }
-Route NodeTemplate::from_memory(int socket, DeviceId to) const { return memory_route(to, socket, false); }
+Route NodeTemplate::to_memory(DeviceId from, int socket, bool sm_driven) const {
+  return memory_route(from, socket, true, sm_driven);
+}
+Route NodeTemplate::from_memory(int socket, DeviceId to, bool sm_driven) const {
+  return memory_route(to, socket, false, sm_driven);
+}
 
 Route NodeTemplate::trace_gpu_to_gpu(int a, int b, bool p2p) const {
   const DeviceId da = gpu_[static_cast<std::size_t>(a)];

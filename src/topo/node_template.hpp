@@ -50,9 +50,11 @@ public:
     return gpu_to_gpu_[(p2p ? gpu_.size() * gpu_.size() : 0) + static_cast<std::size_t>(a) * gpu_.size() +
                        static_cast<std::size_t>(b)];
   }
-  // A DMA path between a GPU/NIC/storage device and socket s's memory.
-  [[nodiscard]] Route to_memory(DeviceId from, int socket) const;
-  [[nodiscard]] Route from_memory(int socket, DeviceId to) const;
+  // A DMA path between a GPU/NIC/storage device and socket s's memory. `sm_driven`: a GPU's own
+  // threads load and store (NCCL's SHM transport), so a hop across sockets goes at the CPU's
+  // peer rate, as SM-driven peer traffic does, not at the DMA rate.
+  [[nodiscard]] Route to_memory(DeviceId from, int socket, bool sm_driven = false) const;
+  [[nodiscard]] Route from_memory(int socket, DeviceId to, bool sm_driven = false) const;
   // A PCIe path between two endpoints (GPU, NIC, storage), classified PIX..SYS.
   [[nodiscard]] Route pcie_path(DeviceId from, DeviceId to) const;
   // The same between GPU `gpu` and NIC `nic` (indices), without a copy (a node with both).
@@ -81,8 +83,8 @@ private:
   void append_up(DeviceId from, DeviceId to_ancestor_or_socket, std::vector<LinkId>& out) const;
   [[nodiscard]] DeviceId top_attachment(DeviceId d) const;  // child of the socket above d
   [[nodiscard]] DeviceId socket_device(DeviceId d) const;
-  void append_cross_socket(int from, int to, std::vector<LinkId>& out) const;
-  [[nodiscard]] Route memory_route(DeviceId endpoint, int socket, bool towards_memory) const;
+  void append_cross_socket(int from, int to, std::vector<LinkId>& out, bool peer = false) const;
+  [[nodiscard]] Route memory_route(DeviceId endpoint, int socket, bool towards_memory, bool sm_driven) const;
   void assign_nics_to_gpus();
 
   Graph local_;

@@ -228,14 +228,14 @@ int Topology::route_network(long na, int ra, long nb, int rb, long a, long b, bo
                         mix64(static_cast<std::uint64_t>(a) * 0x100000001ULL + static_cast<std::uint64_t>(b)), out);
 }
 
-Route Topology::route_gpu_to_memory(long gpu, int socket) const {
+Route Topology::route_gpu_to_memory(long gpu, int socket, bool sm_driven) const {
   const long n = gpu / node_->gpus();
-  return shift(node_->to_memory(node_->gpu(static_cast<int>(gpu % node_->gpus())), socket), n);
+  return shift(node_->to_memory(node_->gpu(static_cast<int>(gpu % node_->gpus())), socket, sm_driven), n);
 }
 
-Route Topology::route_memory_to_gpu(int socket, long gpu) const {
+Route Topology::route_memory_to_gpu(int socket, long gpu, bool sm_driven) const {
   const long n = gpu / node_->gpus();
-  return shift(node_->from_memory(socket, node_->gpu(static_cast<int>(gpu % node_->gpus()))), n);
+  return shift(node_->from_memory(socket, node_->gpu(static_cast<int>(gpu % node_->gpus())), sm_driven), n);
 }
 
 Route Topology::route_gpu_to_nic(long gpu, int nic) const {

@@ -62,8 +62,9 @@ public:
   // GPU a to GPU b on another server through the given ends (a's end sends, b's end receives).
   [[nodiscard]] Route route_gpus(long a, NetEnd from, long b, NetEnd to, bool ideal_ecmp) const;
   // GPU to/from host memory of socket `socket` in the same server.
-  [[nodiscard]] Route route_gpu_to_memory(long gpu, int socket) const;
-  [[nodiscard]] Route route_memory_to_gpu(int socket, long gpu) const;
+  // `sm_driven`: the GPU's threads load and store (NCCL's SHM transport; NodeTemplate::to_memory).
+  [[nodiscard]] Route route_gpu_to_memory(long gpu, int socket, bool sm_driven = false) const;
+  [[nodiscard]] Route route_memory_to_gpu(int socket, long gpu, bool sm_driven = false) const;
   // GPU to NIC `nic` of the same server (the GPUDirect RDMA path).
   [[nodiscard]] Route route_gpu_to_nic(long gpu, int nic) const;
   [[nodiscard]] Route route_nic_to_gpu(int nic, long gpu) const;
