@@ -64,8 +64,8 @@ LayerPair layer_costs(const std::string& model, const std::string& gpu, long tp,
   MemoryOptions o;
   o.micro_batch = micro_batch;
   o.kernels = kernels;
-  const ComputeContext bare =
-      resolve_rates({hw::Catalog::builtin().gpu(gpu), Precision::bf16, ComputeEfficiency::builtin()});
+  const hw::Catalog catalog = hw::Catalog::builtin();  // by value: the context keeps a reference into it
+  const ComputeContext bare = resolve_rates({catalog.gpu(gpu), Precision::bf16, ComputeEfficiency::builtin()});
   ComputeContext with = bare;
   with.launch = &KernelLaunch::builtin();
   return {transformer_layer_cost(m, l, o, bare, false), transformer_layer_cost(m, l, o, with, false)};
