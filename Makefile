@@ -7,7 +7,7 @@ FUZZ_SECONDS ?= 25
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 
-.PHONY: all deps build run test test-asan test-tsan fuzz bench format clean readme bands
+.PHONY: all deps build run test test-asan test-tsan fuzz bench format clean readme bands python
 
 all: build
 
@@ -51,6 +51,12 @@ bands: deps $(BUILD)/build.ninja
 	mv data/validation/error_bands.yaml.tmp data/validation/error_bands.yaml
 	cmake --build $(BUILD) -j $(JOBS) --target gpufabric
 
+# The Python module (`import gpufabric`) in $(BUILD)/python, for Debian's python3: use it with
+# PYTHONPATH=$(BUILD)/python, or install it with `pip install --no-build-isolation .` (setup.py).
+python: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS) --target _gpufabric
+	@echo "python: built $(BUILD)/python/gpufabric; use it with PYTHONPATH=$(CURDIR)/$(BUILD)/python python3"
+
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
@@ -63,7 +69,7 @@ test: build
 SANITIZE_CONFIGURE = { grep -qs 'CMAKE_CXX_COMPILER:[A-Z]*=.*clang' $(ASAN_BUILD)/CMakeCache.txt || rm -rf $(ASAN_BUILD); } && \
 	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug \
 	-DCMAKE_CXX_FLAGS_DEBUG="-O1 -gline-tables-only" -DGPUFABRIC_SANITIZE=ON -DGPUFABRIC_FUZZ=ON \
-	-DGPUFABRIC_BUILD_BENCH=OFF
+	-DGPUFABRIC_BUILD_BENCH=OFF -DGPUFABRIC_PYTHON=OFF
 test-asan: deps
 	$(SANITIZE_CONFIGURE)
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
@@ -73,7 +79,8 @@ test-asan: deps
 # ThreadSanitizer (run by CI). Only the libraries they link are built.
 test-tsan: deps
 	cmake -S . -B $(TSAN_BUILD) -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug \
-	  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -gline-tables-only" -DGPUFABRIC_TSAN=ON -DGPUFABRIC_BUILD_BENCH=OFF
+	  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -gline-tables-only" -DGPUFABRIC_TSAN=ON -DGPUFABRIC_BUILD_BENCH=OFF \
+	  -DGPUFABRIC_PYTHON=OFF
 	cmake --build $(TSAN_BUILD) -j $(JOBS) --target gpufabric_thread_tests
 	ctest --test-dir $(TSAN_BUILD) --output-on-failure -j $(JOBS)
 

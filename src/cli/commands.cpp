@@ -250,7 +250,11 @@ void refuse_empty_values(const CLI::App& sub) {
 
 }  // namespace
 
-int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+std::string execute(const std::vector<std::string>& args) {
+  std::vector<const char*> argv_storage{"gpufabric"};
+  for (const auto& a : args) argv_storage.push_back(a.c_str());
+  const int argc = static_cast<int>(argv_storage.size());
+  const char* const* argv = argv_storage.data();
   CLI::App app{"gpufabric: model, measure and plan GPU servers and clusters along the whole data path"};
   app.require_subcommand(1);
 
@@ -320,91 +324,93 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   ValidateOptions validate_opts;
   validate_opts.add_to(*validate_cmd);
 
+  if (argc > 1 && argv[1][0] != '-') {
+    const std::string sub = argv[1];
+    std::vector<std::string> names;
+    for (const auto* s : app.get_subcommands({})) names.push_back(s->get_name());
+    if (std::find(names.begin(), names.end(), sub) == names.end()) {
+      const std::string hint = suggest(sub, names);
+      throw InputError({}, "",
+                       "unknown subcommand '" + sub + "'" + (hint.empty() ? "" : "; did you mean '" + hint + "'?"),
+                       join(names));
+    }
+  }
+  for (CLI::App* sub : app.get_subcommands({})) sub->allow_extras();  // refused after parsing, saying what each takes
   try {
-    if (argc > 1 && argv[1][0] != '-') {
-      const std::string sub = argv[1];
-      std::vector<std::string> names;
-      for (const auto* s : app.get_subcommands({})) names.push_back(s->get_name());
-      if (std::find(names.begin(), names.end(), sub) == names.end()) {
-        const std::string hint = suggest(sub, names);
-        throw InputError({}, "",
-                         "unknown subcommand '" + sub + "'" + (hint.empty() ? "" : "; did you mean '" + hint + "'?"),
-                         join(names));
-      }
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    return app.help();
+  } catch (const CLI::CallForAllHelp&) {
+    return app.help("", CLI::AppFormatMode::All);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.help();
+    throw;
+  }
+  for (const CLI::App* sub : app.get_subcommands()) {
+    refuse_extra_arguments(*sub);
+    refuse_empty_values(*sub);
+  }
+  std::string result;
+  if (presets->parsed()) {
+    check_format(presets_format, {"table", "json"});
+    result = presets_output(hw::Catalog::builtin(), presets_format);
+  } else if (catalog_cmd->parsed()) {
+    check_format(catalog_format, {"table", "json"});
+    result = catalog_output(load_catalog(catalog_dir), catalog_format);
+  } else if (collective_cmd->parsed()) {
+    result = collective_opts.run();
+  } else if (calibrate_cmd->parsed()) {
+    result = calibrate_opts.run();
+  } else if (pipeline_cmd->parsed()) {
+    result = pipeline_opts.run();
+  } else if (train_cmd->parsed()) {
+    result = train_opts.run();
+  } else if (serve_cmd->parsed()) {
+    result = serve_opts.run();
+  } else if (plan_cmd->parsed()) {
+    result = plan_opts.run();
+  } else if (schedule_cmd->parsed()) {
+    result = schedule_opts.run();
+  } else if (probe_cmd->parsed()) {
+    result = probe_opts.run();
+  } else if (validate_cmd->parsed()) {
+    result = validate_opts.run();
+  } else if (topo_cmd->parsed()) {
+    check_format(topo_format, {"table", "json"});
+    const hw::Catalog catalog = topo_opts.load_catalog();
+    const topo::Topology topology(topo_opts.load_spec(catalog), catalog);
+    // The transports NCCL would pick between these GPUs and nodes, as NCCL_DEBUG=INFO names them.
+    const auto transports = comm::Communicator(topology, 0).transport_summary();
+    if (topo_dot) {
+      result = report::topo_dot(topology);
+    } else if (topo_format == "json") {
+      auto j = nlohmann::json::parse(with_notes_json(report::topo_json(topology), topology.notes()));
+      j["nccl_transports"] = transports;
+      result = j.dump(2) + "\n";
+    } else {
+      result = with_notes_text(report::topo_text(topology), topology.spec(), topology.notes());
+      result +=
+          "\nNCCL transports (as NCCL_DEBUG=INFO names them; NCCL_P2P_LEVEL and NCCL_NET_GDR_LEVEL at "
+          "their defaults):\n";
+      for (const auto& line : transports) result += "  " + line + "\n";
     }
-    for (CLI::App* sub : app.get_subcommands({})) sub->allow_extras();  // refused after parsing, saying what each takes
-    try {
-      app.parse(argc, argv);
-    } catch (const CLI::CallForHelp& e) {
-      out << app.help();
-      return 0;
-    } catch (const CLI::CallForAllHelp& e) {
-      out << app.help("", CLI::AppFormatMode::All);
-      return 0;
-    } catch (const CLI::ParseError& e) {
-      if (e.get_exit_code() == 0) {
-        out << app.help();
-        return 0;
-      }
-      err << "gpufabric: error: " << e.what() << "\n";
-      err << "Run 'gpufabric --help' for usage.\n";
-      return kExitBadInput;
-    }
-    for (const CLI::App* sub : app.get_subcommands()) {
-      refuse_extra_arguments(*sub);
-      refuse_empty_values(*sub);
-    }
-    std::string result;
-    if (presets->parsed()) {
-      check_format(presets_format, {"table", "json"});
-      result = presets_output(hw::Catalog::builtin(), presets_format);
-    } else if (catalog_cmd->parsed()) {
-      check_format(catalog_format, {"table", "json"});
-      result = catalog_output(load_catalog(catalog_dir), catalog_format);
-    } else if (collective_cmd->parsed()) {
-      result = collective_opts.run();
-    } else if (calibrate_cmd->parsed()) {
-      result = calibrate_opts.run();
-    } else if (pipeline_cmd->parsed()) {
-      result = pipeline_opts.run();
-    } else if (train_cmd->parsed()) {
-      result = train_opts.run();
-    } else if (serve_cmd->parsed()) {
-      result = serve_opts.run();
-    } else if (plan_cmd->parsed()) {
-      result = plan_opts.run();
-    } else if (schedule_cmd->parsed()) {
-      result = schedule_opts.run();
-    } else if (probe_cmd->parsed()) {
-      result = probe_opts.run();
-    } else if (validate_cmd->parsed()) {
-      result = validate_opts.run();
-    } else if (topo_cmd->parsed()) {
-      check_format(topo_format, {"table", "json"});
-      const hw::Catalog catalog = topo_opts.load_catalog();
-      const topo::Topology topology(topo_opts.load_spec(catalog), catalog);
-      // The transports NCCL would pick between these GPUs and nodes, as NCCL_DEBUG=INFO names them.
-      const auto transports = comm::Communicator(topology, 0).transport_summary();
-      if (topo_dot) {
-        result = report::topo_dot(topology);
-      } else if (topo_format == "json") {
-        auto j = nlohmann::json::parse(with_notes_json(report::topo_json(topology), topology.notes()));
-        j["nccl_transports"] = transports;
-        result = j.dump(2) + "\n";
-      } else {
-        result = with_notes_text(report::topo_text(topology), topology.spec(), topology.notes());
-        result +=
-            "\nNCCL transports (as NCCL_DEBUG=INFO names them; NCCL_P2P_LEVEL and NCCL_NET_GDR_LEVEL at "
-            "their defaults):\n";
-        for (const auto& line : transports) result += "  " + line + "\n";
-      }
-    }
+  }
+  return result;
+}
+
+int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  try {
+    const std::vector<std::string> args(argv + std::min(argc, 1), argv + argc);
     // Names from users' files (jobs, nodes, clusters, models) reach the tables; the reports escape
     // them where they print them, and this escapes whatever they missed, so no raw ESC or invalid
     // UTF-8 from an input file reaches the terminal (JSON is escaped already and passes unchanged).
-    out << printable(result, true);
+    out << printable(execute(args), true);
     out.flush();
     return 0;
+  } catch (const CLI::ParseError& e) {
+    err << "gpufabric: error: " << e.what() << "\n";
+    err << "Run 'gpufabric --help' for usage.\n";
+    return kExitBadInput;
   } catch (const InputError& e) {
     err << "gpufabric: error: " << e.what() << "\n";
     return kExitBadInput;

@@ -476,6 +476,19 @@ std::string TrainOptions::run() const {
     nlohmann::json j;
     j["model"] = m.name;
     j["parameters"] = params.total;
+    // The layout of the headline run, so a sweep's rows say what each one ran (DP follows the GPUs).
+    const long model_parallel = o.layout.tp * o.layout.pp * o.layout.cp;
+    j["layout"] = {{"gpus", r.gpus},
+                   {"tp", o.layout.tp},
+                   {"pp", o.layout.pp},
+                   {"dp", r.gpus / model_parallel},
+                   {"cp", o.layout.cp},
+                   {"ep", o.layout.ep},
+                   {"etp", o.layout.expert_tp()},
+                   {"vpp", o.layout.vpp},
+                   {"micro_batch", o.memory.micro_batch},
+                   {"micro_batches", r.micro_batches},
+                   {"sequence_parallel", o.layout.sequence_parallel}};
     j["step_time_s"] = r.step_s;
     j["step_time_band_s"] = report::band_json(step_band, r.step_s, band::Direction::inverse);
     j["tokens_per_s"] = r.tokens_per_s;
