@@ -205,6 +205,29 @@ TEST(SacctImport, BadInputNamesTheLineAndTheColumn) {
   EXPECT_EQ(error_of([&] { (void)import_sacct(std::string("JobID|Submit\n1|\0\n", 16), "f"); }).field(), "row");
 }
 
+TEST(SacctImport, RepeatedIdsAndOversizedJobs) {
+  const std::string row = "|a|2025-01-01T00:00:00|2025-01-01T00:01:00||00:01:00|COMPLETED|gres/gpu=1||1|\n";
+  // sacct -D: one ID per run; a later run is renamed, never onto an ID the file has.
+  const auto t = import_sacct(kHeader + "7" + row + "7" + row + "7#2" + row, "f");
+  ASSERT_EQ(t.jobs.size(), 3u);
+  EXPECT_EQ(t.jobs[0].name, "7");
+  EXPECT_EQ(t.jobs[1].name, "7#3");
+  EXPECT_EQ(t.jobs[2].name, "7#2");
+  expect_schedule_reads(t);
+  const auto cpus = error_of([&] {
+    (void)import_sacct(
+        kHeader + "8|a|2025-01-01T00:00:00|2025-01-01T00:01:00||00:01:00|COMPLETED|cpu=999999999,gres/gpu=1||1|\n",
+        "f");
+  });
+  EXPECT_EQ(cpus.field(), "AllocTRES");
+  const auto span = error_of([&] {
+    (void)import_sacct(
+        kHeader + "8" + row + "9|a|9999-01-01T00:00:00|9999-01-01T00:01:00||00:01:00|COMPLETED|gres/gpu=1||1|\n", "f");
+  });
+  EXPECT_EQ(span.field(), "Submit");
+  EXPECT_EQ(span.where().line, 3);
+}
+
 TEST(K8sPodsImport, SyntheticSampleKeepsTheGpuPodsThatRan) {
   const auto t = import_k8s_pods(sample("k8s_pods_synthetic.json"), "pods");
   EXPECT_EQ(t.report.records, 7);
@@ -253,6 +276,9 @@ TEST(K8sPodsImport, BadInputNamesTheLineAndTheField) {
   const auto q = error_of([&] { (void)import_k8s_pods(quantity, "p"); });
   EXPECT_EQ(q.field(), "items[0].spec.containers[0].resources.limits.nvidia.com/gpu");
   EXPECT_EQ(q.where().line, 2);
+  std::string upper = pod_list;
+  upper.replace(upper.find("\"name\": \"b\""), 11, "\"name\": \"B b\"");
+  EXPECT_EQ(error_of([&] { (void)import_k8s_pods(upper, "p"); }).field(), "items[1].metadata.name");
   std::string node = pod_list;
   node.replace(node.find("\"Pod\""), 5, "\"Node\"");
   EXPECT_EQ(error_of([&] { (void)import_k8s_pods(node, "p"); }).field(), "items[0].kind");

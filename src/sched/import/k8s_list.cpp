@@ -116,6 +116,17 @@ std::optional<std::string> K8sItem::text(std::initializer_list<std::string> path
   return v->get<std::string>();
 }
 
+std::optional<std::string> K8sItem::object_name(std::initializer_list<std::string> path) const {
+  const char* valid = "lower-case letters, digits, '-' and '.', 1 to 253 characters (RFC 1123)";
+  auto name = text(path, valid);
+  if (!name) return name;
+  const bool ok = !name->empty() && name->size() <= 253 && std::all_of(name->begin(), name->end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.';
+  });
+  if (!ok) fail(field(path), fmt::format("'{}' is not a Kubernetes name", *name), valid);
+  return name;
+}
+
 std::string K8sItem::field(std::initializer_list<std::string> path) const {
   std::string out = fmt::format("items[{}]", index_);
   for (const auto& key : path) out += "." + key;

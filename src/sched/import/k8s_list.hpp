@@ -38,6 +38,9 @@ public:
   // A string at the path: nullopt when absent; an InputError when present but not a string.
   [[nodiscard]] std::optional<std::string> text(std::initializer_list<std::string> path,
                                                 const std::string& valid) const;
+  // An object name at the path (metadata.name, metadata.namespace) as Kubernetes allows them:
+  // RFC 1123, lower-case letters, digits, '-' and '.', 1 to 253 characters; nullopt when absent.
+  [[nodiscard]] std::optional<std::string> object_name(std::initializer_list<std::string> path) const;
   [[noreturn]] void fail(const std::string& field, const std::string& problem, const std::string& valid) const;
   [[nodiscard]] std::string field(std::initializer_list<std::string> path) const;  // "items[3].a.b"
 

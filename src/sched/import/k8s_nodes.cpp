@@ -1,5 +1,7 @@
 #include "sched/import/k8s_nodes.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <optional>
@@ -10,6 +12,7 @@
 #include "sched/import/k8s_list.hpp"
 #include "sched/import/k8s_quantity.hpp"
 #include "sched/mig_layout.hpp"
+#include "sched/trace_reader.hpp"
 
 namespace gf::sched {
 
@@ -25,8 +28,9 @@ std::optional<long> label_count(const K8sItem& item, const std::string& key) {
   return n;
 }
 
-// A quantity from status.allocatable, else status.capacity; nullopt when neither has it.
-std::optional<double> status_quantity(const K8sItem& item, const std::string& key) {
+// A quantity from status.allocatable, else status.capacity, at most `max`; nullopt when neither
+// has it.
+std::optional<double> status_quantity(const K8sItem& item, const std::string& key, double max) {
   for (const char* part : {"allocatable", "capacity"}) {
     const nlohmann::json* v = item.find({"status", part, key});
     if (v == nullptr) continue;
@@ -34,8 +38,9 @@ std::optional<double> status_quantity(const K8sItem& item, const std::string& ke
     std::optional<double> q;
     if (v->is_string()) q = k8s_quantity(v->get<std::string>());
     if (v->is_number() && v->get<double>() >= 0) q = v->get<double>();
-    if (!q || *q > 1e18)
-      item.fail(field, fmt::format("{} is not a quantity", v->dump()), "a Kubernetes quantity, e.g. 8, 1900m, 512Gi");
+    if (!q || *q > max)
+      item.fail(field, fmt::format("{} is not a quantity up to {:g}", v->dump(), max),
+                "a Kubernetes quantity, e.g. 8, 1900m, 512Gi");
     return q;
   }
   return std::nullopt;
@@ -61,11 +66,22 @@ Product split_product(std::string label) {
 
 std::optional<Node> read_node(const K8sItem& item, const GpuModelLookup& catalog_gpu, ImportReport& report,
                               std::set<std::string>& unknown) {
-  const auto name = item.text({"metadata", "name"}, "the node's name");
-  if (!name || name->empty()) item.fail(item.field({"metadata", "name"}), "is missing", "the node's name");
+  const auto name = item.object_name({"metadata", "name"});
+  if (!name) item.fail(item.field({"metadata", "name"}), "is missing", "the node's name");
   const auto product_label = item.text({"metadata", "labels", "nvidia.com/gpu.product"}, "a GPU product name");
+  if (product_label) {
+    // A Kubernetes label value: at most 63 letters, digits, '-', '_' and '.'.
+    const bool ok =
+        product_label->size() <= 63 && std::all_of(product_label->begin(), product_label->end(), [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+        });
+    if (!ok)
+      item.fail(item.field({"metadata", "labels"}) + ".nvidia.com/gpu.product",
+                fmt::format("'{}' is not a label value", *product_label),
+                "letters, digits, '-', '_' and '.', at most 63 characters");
+  }
   const auto count_label = label_count(item, "nvidia.com/gpu.count");
-  const auto devices = status_quantity(item, "nvidia.com/gpu");
+  const auto devices = status_quantity(item, "nvidia.com/gpu", 1e6);
   if (!count_label.value_or(0) && !devices.value_or(0)) {
     report.skip("nodes without NVIDIA GPUs");
     return std::nullopt;
@@ -93,7 +109,7 @@ std::optional<Node> read_node(const K8sItem& item, const GpuModelLookup& catalog
                       n.name, gpus, product.profile));
     }
   }
-  if (gpus > 64)
+  if (gpus > kMaxGpusPerPod)
     item.fail(item.field({"metadata", "labels"}) + ".nvidia.com/gpu.count", fmt::format("{} GPUs", gpus),
               "0 to 64 GPUs per node");
   if (gpus == 0) {
@@ -103,8 +119,9 @@ std::optional<Node> read_node(const K8sItem& item, const GpuModelLookup& catalog
   n.gpus.resize(static_cast<std::size_t>(gpus));
   n.model = !model.empty() ? model : !product.base.empty() ? product.base : "nvidia-gpu";
   if (model.empty()) unknown.insert(product.base.empty() ? "(no nvidia.com/gpu.product label)" : product.base);
-  n.cpu_milli = std::lround(status_quantity(item, "cpu").value_or(0) * 1000);
-  n.memory_mib = std::lround(std::floor(status_quantity(item, "memory").value_or(0) / 1048576));
+  n.cpu_milli = std::lround(status_quantity(item, "cpu", kMaxCpuMilli / 1000.0).value_or(0) * 1000);
+  n.memory_mib =
+      std::lround(std::floor(status_quantity(item, "memory", kMaxMemoryMib * 1048576.0).value_or(0) / 1048576));
   n.mig_table = mig_table(n.model);
   n.leaf = 0;
   return n;

@@ -1,6 +1,7 @@
 #include "sched/import/k8s_pods_trace.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -12,6 +13,7 @@
 #include "sched/import/k8s_list.hpp"
 #include "sched/import/k8s_quantity.hpp"
 #include "sched/import/trace_writer.hpp"
+#include "sched/trace_reader.hpp"
 
 namespace gf::sched {
 
@@ -123,10 +125,13 @@ std::optional<double> finished(const K8sItem& item) {
 }
 
 std::optional<Job> read_pod(const K8sItem& item, ImportReport& report, std::string& created_text) {
-  const auto name = item.text({"metadata", "name"}, "the pod's name");
-  if (!name || name->empty()) item.fail(item.field({"metadata", "name"}), "is missing", "the pod's name");
-  const auto ns = item.text({"metadata", "namespace"}, "the pod's namespace");
+  const auto name = item.object_name({"metadata", "name"});
+  if (!name) item.fail(item.field({"metadata", "name"}), "is missing", "the pod's name");
+  const auto ns = item.object_name({"metadata", "namespace"});
   const Demand d = pod_demand(item);
+  if (d.cpu * 1000 > static_cast<double>(kMaxCpuMilli) || d.memory / 1048576 > static_cast<double>(kMaxMemoryMib))
+    item.fail(item.field({"spec", "containers"}), fmt::format("ask for {:.3g} CPUs and {:.3g} bytes", d.cpu, d.memory),
+              fmt::format("at most {} CPUs and {} MiB per pod", kMaxCpuMilli / 1000, kMaxMemoryMib));
   if (d.gpus <= 0 && d.mig.empty()) {
     report.skip("pods without GPU requests");
     return std::nullopt;
@@ -139,8 +144,8 @@ std::optional<Job> read_pod(const K8sItem& item, ImportReport& report, std::stri
     report.skip("pods asking for several MIG devices (a trace row holds one per pod)");
     return std::nullopt;
   }
-  if (d.gpus > 64) {
-    report.skip("pods asking for more than 64 GPUs");
+  if (d.gpus > static_cast<double>(kMaxGpusPerPod)) {
+    report.skip(fmt::format("pods asking for more than {} GPUs", kMaxGpusPerPod));
     return std::nullopt;
   }
   const auto created = item.text({"metadata", "creationTimestamp"}, "RFC 3339");
@@ -168,9 +173,11 @@ std::optional<Job> read_pod(const K8sItem& item, ImportReport& report, std::stri
   j.pod.gpus = static_cast<int>(d.gpus);
   if (!d.mig.empty()) {
     j.pod.mig = d.mig.begin()->first;
-    if (mig_milli(j.pod.mig) <= 0) {
-      report.warnings.push_back(
-          fmt::format("{}: MIG resource '{}{}' names no profile; left out", j.name, kMigPrefix, j.pod.mig));
+    const bool profile_chars = std::all_of(j.pod.mig.begin(), j.pod.mig.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '+';
+    });
+    if (!profile_chars || mig_milli(j.pod.mig) <= 0) {
+      report.warnings.push_back(fmt::format("{}: a MIG resource that names no profile; left out", j.name));
       report.skip("pods with an unknown MIG resource");
       return std::nullopt;
     }
@@ -201,8 +208,10 @@ ImportedTrace import_k8s_pods(const std::string& text, const std::string& file) 
       item.fail(item.field({"metadata", "name"}), fmt::format("'{}' appears twice", j->name), "one entry per pod");
     jobs.emplace_back(std::move(*j), created);
   }
-  finish_trace(std::move(jobs), file, "GPU pod that ran",
-               "pods with nvidia.com/gpu or nvidia.com/mig-* requests that started and finished", out);
+  finish_trace(std::move(jobs), file,
+               {"GPU pod that ran", "pods with nvidia.com/gpu or nvidia.com/mig-* requests that started and finished",
+                "metadata.creationTimestamp", "status.containerStatuses"},
+               out);
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <map>
 #include <optional>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -13,12 +14,11 @@
 #include "sched/import/iso_time.hpp"
 #include "sched/import/slurm_tres.hpp"
 #include "sched/import/trace_writer.hpp"
+#include "sched/trace_reader.hpp"
 
 namespace gf::sched {
 
 namespace {
-
-constexpr long kMaxGpusPerPod = 64;  // the trace reader's bound
 
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -196,6 +196,10 @@ std::optional<Job> read_job(const SacctRow& r, ImportReport& report, long& uneve
   j.pod.gpus = static_cast<int>(per_node);
   j.pod.cpu_milli = res.cpus * 1000 / nodes;
   j.pod.memory_mib = res.memory_mib / nodes;
+  if (j.pod.cpu_milli > kMaxCpuMilli || j.pod.memory_mib > kMaxMemoryMib)
+    r.fail(r.text("AllocTRES").empty() ? "ReqTRES" : "AllocTRES",
+           fmt::format("{} CPUs and {} MiB per node", j.pod.cpu_milli / 1000, j.pod.memory_mib),
+           fmt::format("at most {} CPUs and {} MiB per node", kMaxCpuMilli / 1000, kMaxMemoryMib));
   j.qos = r.text("QOS");
   return j;
 }
@@ -208,6 +212,11 @@ ImportedTrace import_sacct(const std::string& text, const std::string& file) {
   require_columns(t, columns);
   ImportedTrace out;
   std::map<std::string, int> seen;
+  std::set<std::string> names, ids;  // names given so far; every job ID in the file
+  const int id_column = columns.at("jobid");
+  for (const auto& row : t.rows)
+    if (static_cast<std::size_t>(id_column) < row.fields.size())
+      ids.insert(row.fields[static_cast<std::size_t>(id_column)]);
   long uneven = 0, repeated = 0;
   std::vector<std::pair<Job, std::string>> jobs;  // with the Submit text, for the report's origin
   for (const auto& row : t.rows) {
@@ -219,9 +228,12 @@ ImportedTrace import_sacct(const std::string& text, const std::string& file) {
     auto j = read_job(r, out.report, uneven);
     if (!j) continue;
     j->line = row.line;
-    // sacct -D lists a requeued job once per run, under one ID.
-    if (const int n = ++seen[j->name]; n > 1) {
-      j->name += fmt::format("#{}", n);
+    // sacct -D lists a requeued job once per run, under one ID: a later run is named ID#2, ID#3,
+    // skipping names the file itself has.
+    if (!names.insert(j->name).second) {
+      const std::string id = j->name;
+      do j->name = fmt::format("{}#{}", id, ++seen[id] + 1);
+      while (ids.count(j->name) > 0 || !names.insert(j->name).second);
       ++repeated;
     }
     jobs.emplace_back(std::move(*j), r.text("Submit"));
@@ -232,9 +244,12 @@ ImportedTrace import_sacct(const std::string& text, const std::string& file) {
   if (repeated > 0)
     out.report.warnings.push_back(fmt::format(
         "{} job IDs appear more than once (requeued runs, sacct -D): later runs are named ID#2, ID#3", repeated));
-  finish_trace(std::move(jobs), file, "GPU job that ran",
-               std::string("jobs with gres/gpu in AllocTRES that started and ended; print them with: ") + kSacctCommand,
-               out);
+  finish_trace(
+      std::move(jobs), file,
+      {"GPU job that ran",
+       std::string("jobs with gres/gpu in AllocTRES that started and ended; print them with: ") + kSacctCommand,
+       "Submit", "Elapsed"},
+      out);
   return out;
 }
 

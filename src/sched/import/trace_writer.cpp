@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "sched/csv_table.hpp"
+#include "sched/trace_reader.hpp"
 
 namespace gf::sched {
 
@@ -25,12 +26,13 @@ std::string node_list_csv(const std::vector<Node>& nodes) {
   return out;
 }
 
-void finish_trace(std::vector<std::pair<Job, std::string>> jobs, const std::string& file, const std::string& what,
-                  const std::string& valid, ImportedTrace& out) {
+void finish_trace(std::vector<std::pair<Job, std::string>> jobs, const std::string& file, const TraceFields& fields,
+                  ImportedTrace& out) {
   if (jobs.empty()) {
     std::string why;
     for (const auto& [reason, n] : out.report.skipped) why += fmt::format("; {} {}", n, reason);
-    throw InputError({file, 0, 0}, "rows", fmt::format("no {} ({} read{})", what, out.report.records, why), valid);
+    throw InputError({file, 0, 0}, "rows", fmt::format("no {} ({} read{})", fields.what, out.report.records, why),
+                     fields.valid);
   }
   std::stable_sort(jobs.begin(), jobs.end(),
                    [](const auto& a, const auto& b) { return a.first.submit < b.first.submit; });
@@ -38,6 +40,13 @@ void finish_trace(std::vector<std::pair<Job, std::string>> jobs, const std::stri
   out.report.time_origin = jobs.front().second;
   for (auto& [j, stamp] : jobs) {
     j.submit -= origin;
+    if (j.submit > kMaxTraceSeconds)
+      throw InputError({file, j.line, 0}, fields.submit_field,
+                       fmt::format("{} is {:.3g} s after the first job's {}", stamp, j.submit, out.report.time_origin),
+                       "jobs within 3,000 years of one another");
+    if (j.duration > kMaxTraceSeconds)
+      throw InputError({file, j.line, 0}, fields.duration_field, fmt::format("the job runs {:.3g} s", j.duration),
+                       "a duration under 3,000 years");
     out.jobs.push_back(std::move(j));
   }
 }

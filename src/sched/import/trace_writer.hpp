@@ -15,9 +15,15 @@ std::string trace_csv(const std::vector<Job>& jobs);
 std::string node_list_csv(const std::vector<Node>& nodes);
 
 // Sorts jobs (each with the file's text of its submit time) by submit time, makes the first
-// second 0 and moves them into `out`; throws InputError naming `file`, what was read and why each
-// record was left out when there are none.
-void finish_trace(std::vector<std::pair<Job, std::string>> jobs, const std::string& file, const std::string& what,
-                  const std::string& valid, ImportedTrace& out);
+// second 0 and moves them into `out`. Throws InputError naming `file`, what was read and why each
+// record was left out when there are none, and at a job's line (`submit_field`, `duration_field`)
+// when it lies further from the first or runs longer than a trace may hold.
+struct TraceFields {
+  std::string what;  // "GPU job that ran"
+  std::string valid;
+  std::string submit_field, duration_field;
+};
+void finish_trace(std::vector<std::pair<Job, std::string>> jobs, const std::string& file, const TraceFields& fields,
+                  ImportedTrace& out);
 
 }  // namespace gf::sched
