@@ -11,6 +11,7 @@
 #include "cli/calibrate_command.hpp"
 #include "cli/cluster_options.hpp"
 #include "cli/collective_command.hpp"
+#include "cli/import_jobs_command.hpp"
 #include "cli/pipeline_command.hpp"
 #include "cli/plan_command.hpp"
 #include "cli/probe_command.hpp"
@@ -320,6 +321,13 @@ std::string execute(const std::vector<std::string>& args) {
   CalibrateOptions calibrate_opts;
   calibrate_opts.add_to(*calibrate_cmd);
 
+  // Minimal `import` for the job importers (h/impjobs); the lead merges it into the `import`
+  // subcommand of src/cli/import_command.cpp, which keeps only the add_job_importers call.
+  auto* import_cmd = app.add_subcommand("import", "Turn files you already have into gpufabric inputs");
+  import_cmd->require_subcommand(1);
+  JobImportOptions job_import_opts;
+  add_job_importers(*import_cmd, job_import_opts);
+
   auto* validate_cmd = app.add_subcommand("validate", "Compare predictions with the cited public measurements");
   ValidateOptions validate_opts;
   validate_opts.add_to(*validate_cmd);
@@ -375,6 +383,8 @@ std::string execute(const std::vector<std::string>& args) {
     result = probe_opts.run();
   } else if (validate_cmd->parsed()) {
     result = validate_opts.run();
+  } else if (job_import_opts.parsed()) {
+    result = job_import_opts.run();
   } else if (topo_cmd->parsed()) {
     check_format(topo_format, {"table", "json"});
     const hw::Catalog catalog = topo_opts.load_catalog();

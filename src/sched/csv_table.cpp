@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "core/error.hpp"
 #include "core/yaml_fields.hpp"
 
@@ -35,11 +37,19 @@ std::string trim(const std::string& s) {
 
 }  // namespace
 
-CsvTable parse_csv(const std::string& text, const std::string& file) {
+CsvTable parse_csv(const std::string& text, const std::string& file, CsvDialect dialect) {
   require_utf8(text, file);  // every field may reach JSON output
+  if (const auto nul = text.find('\0'); !dialect.quoting && nul != std::string::npos) {
+    // Without quoting, libcsv's quote character is NUL: one in the text would open a quoted field.
+    const int line =
+        1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(nul), '\n'));
+    throw InputError({file, line, 0}, "row", "a NUL byte in the text", "printable text, one record per line");
+  }
   csv_parser p;
   if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_EMPTY_IS_NULL) != 0)
     throw std::runtime_error("libcsv: csv_init failed");
+  csv_set_delim(&p, static_cast<unsigned char>(dialect.delimiter));
+  if (!dialect.quoting) csv_set_quote(&p, 0);
   Builder b;
   b.text = &text;
   // Rows are delivered whole; feeding the text line by line lets each row carry the line it
@@ -66,7 +76,9 @@ CsvTable parse_csv(const std::string& text, const std::string& file) {
       const std::string why = csv_strerror(csv_error(&p));
       csv_free(&p);
       throw InputError({file, b.line, 0}, "row", "malformed CSV: " + why,
-                       "comma-separated fields; a field with commas or quotes in double quotes, its quotes doubled");
+                       dialect.quoting ? std::string("comma-separated fields; a field with commas or quotes in double "
+                                                     "quotes, its quotes doubled")
+                                       : fmt::format("fields separated by '{}'", dialect.delimiter));
     }
     ++b.line;
     pos = end;
@@ -90,6 +102,16 @@ CsvTable parse_csv(const std::string& text, const std::string& file) {
   t.header = rows.front().fields;
   t.rows.assign(std::make_move_iterator(rows.begin() + 1), std::make_move_iterator(rows.end()));
   return t;
+}
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
 }
 
 CsvTable read_csv(const std::string& path) {

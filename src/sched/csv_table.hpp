@@ -20,8 +20,19 @@ struct CsvTable {
   [[nodiscard]] int column(const std::string& name) const;
 };
 
+// How the fields of a line are told apart: RFC 4180 by default; Slurm's `sacct --parsable2`
+// separates them with '|' and quotes nothing (a '"' in a job name is part of the name).
+struct CsvDialect {
+  char delimiter = ',';
+  bool quoting = true;
+};
+
 // Throws InputError (file, line) on malformed quoting or an empty file.
-CsvTable parse_csv(const std::string& text, const std::string& file);
+CsvTable parse_csv(const std::string& text, const std::string& file, CsvDialect dialect = {});
 CsvTable read_csv(const std::string& path);
+
+// One field as RFC 4180 writes it: quoted (quotes doubled) when it holds a comma, a quote or a
+// line break, as is otherwise.
+std::string csv_field(const std::string& text);
 
 }  // namespace gf::sched

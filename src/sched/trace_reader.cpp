@@ -77,9 +77,9 @@ void require(const CsvTable& t, const std::vector<std::string>& cols, const std:
                        join(cols, ","));
 }
 
-constexpr double kMaxTime = 1e11;  // seconds; over 3,000 years: anything larger is a typo
-constexpr long kMaxCpu = 100'000'000;
-constexpr long kMaxMemory = 1L << 40;
+constexpr double kMaxTime = kMaxTraceSeconds;
+constexpr long kMaxCpu = kMaxCpuMilli;
+constexpr long kMaxMemory = kMaxMemoryMib;
 
 Job pai_pod(const RowReader& r, bool timed) {
   Job j;

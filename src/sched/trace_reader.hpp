@@ -17,6 +17,12 @@
 
 namespace gf::sched {
 
+// The bounds every row is held to (anything past them is a typo, or a file of another kind).
+inline constexpr double kMaxTraceSeconds = 1e11;  // over 3,000 years
+inline constexpr long kMaxCpuMilli = 100'000'000;
+inline constexpr long kMaxMemoryMib = 1L << 40;
+inline constexpr long kMaxGpusPerPod = 64;
+
 struct Trace {
   std::string file;
   std::string format;  // "alibaba-pai-2023" or "gpufabric"
