@@ -11,6 +11,7 @@
 #include "cli/calibrate_command.hpp"
 #include "cli/cluster_options.hpp"
 #include "cli/collective_command.hpp"
+#include "cli/import_command.hpp"
 #include "cli/pipeline_command.hpp"
 #include "cli/plan_command.hpp"
 #include "cli/probe_command.hpp"
@@ -252,6 +253,7 @@ void refuse_empty_values(const CLI::App& sub) {
 
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   CLI::App app{"gpufabric: model, measure and plan GPU servers and clusters along the whole data path"};
+  std::string result;
   app.require_subcommand(1);
 
   auto* presets = app.add_subcommand("presets", "List the built-in cluster presets");
@@ -320,6 +322,8 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   ValidateOptions validate_opts;
   validate_opts.add_to(*validate_cmd);
 
+  add_import_command(app, result, err);  // runs itself when parsed: its output goes to `result`
+
   try {
     if (argc > 1 && argv[1][0] != '-') {
       const std::string sub = argv[1];
@@ -354,7 +358,6 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
       refuse_extra_arguments(*sub);
       refuse_empty_values(*sub);
     }
-    std::string result;
     if (presets->parsed()) {
       check_format(presets_format, {"table", "json"});
       result = presets_output(hw::Catalog::builtin(), presets_format);
