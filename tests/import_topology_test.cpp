@@ -124,6 +124,25 @@ TEST(ImportNcclTopo, CloudFileByPciClassWarnsAndTakesGpuFlag) {
   EXPECT_EQ(m[0][10], "SYS");  // another NUMA node
 }
 
+TEST(ImportNcclTopo, VmDumpWithHiddenLinksMatchesDgxH100) {
+  const auto c = import::import_nccl_topo(text_of(sample("ibm-vpc-h100-vsi.xml")), "ibm.xml", catalog(), {});
+  const auto spec = loaded(c);
+  EXPECT_EQ(spec.node.gpu, "h100-sxm5");   // 0x2330
+  EXPECT_EQ(spec.node.cpu, "xeon-8480c");  // GenuineIntel 6/143
+  EXPECT_EQ(spec.node.nvswitch_count, 4);  // four NVSwitch targets, 5+5+4+4 = 18 NVLinks
+  EXPECT_EQ(c.nvlinks_per_gpu, 18);
+  // The VM's x1 2.5 GT/s bridges are placeholders: written as their devices' Gen5 x16, once warned.
+  for (const auto& sw : spec.node.pcie_switches) {
+    EXPECT_EQ(sw.lanes, 16) << sw.name;
+    EXPECT_EQ(sw.generation, 5) << sw.name;
+  }
+  int placeholder_warnings = 0;
+  for (const auto& w : c.warnings) placeholder_warnings += w.find("placeholder bridge") != std::string::npos;
+  EXPECT_EQ(placeholder_warnings, 1);
+  // One GPU and one NIC per bridge, four per socket: the dgx-h100 preset's matrix.
+  EXPECT_EQ(matrix(spec), matrix(load_preset("dgx-h100", catalog())));
+}
+
 TEST(ImportNcclTopo, PcieBoxDumpKeepsLinksAndGdr) {
   const auto c = import::import_nccl_topo(text_of(sample("nccl-2397-2xa100-pcie.xml")), "n.xml", catalog(), {});
   const auto spec = loaded(c);

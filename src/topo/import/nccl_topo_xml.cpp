@@ -22,7 +22,8 @@ Bandwidth gbps(double v) { return Bandwidth(v * 1e9 / 8); }
 
 struct Link {
   std::optional<int> generation;
-  std::optional<int> lanes;  // unset: the file hides it (link_width="0", as in VMs)
+  bool below_catalog = false;  // a rate under every catalog generation (2.5 GT/s), written as the lowest
+  std::optional<int> lanes;    // unset: the file hides it (link_width="0", as in VMs)
 };
 
 struct NvlinkTo {
@@ -67,6 +68,8 @@ private:
   std::vector<Gpu> gpus_;
   std::vector<Nic> nics_;
   std::set<std::string> hidden_links_;  // devices whose link_width the file hides
+  // One warning per kind of oddity, listing where it was seen (eight bridges, not eight warnings).
+  std::map<std::string, std::vector<std::string>> noted_;
 
   [[nodiscard]] int line_of(const pugi::xml_node& n) const { return line_at(text_, n.offset_debug()); }
   [[noreturn]] void fail(const pugi::xml_node& n, const std::string& field, const std::string& problem,
@@ -123,10 +126,7 @@ Link Reader::link_of(const pugi::xml_node& n, const std::string& what) {
     if (!l.generation) {
       // 2.5 GT/s (Gen1): what a VM's virtual bridge shows; below every catalog generation.
       l.generation = catalog_.pcie_generations().begin()->first;
-      d_.notes.push_back(
-          fmt::format("{} at line {}: link_speed '{}' is below the catalog's PCIe generations; "
-                      "written as Gen{}",
-                      what, line_of(n), v, *l.generation));
+      l.below_catalog = true;
     }
   }
   const int width = int_attr(n, "link_width", -1);
@@ -136,6 +136,11 @@ Link Reader::link_of(const pugi::xml_node& n, const std::string& what) {
     l.lanes = lanes;
   } else if (width == 0) {
     hidden_links_.insert(what);
+  }
+  if (l.below_catalog && !what.starts_with("switch")) {
+    noted_["link_speed below the catalog's PCIe generations, written as the lowest (Gen" +
+           std::to_string(*l.generation) + ")"]
+        .push_back(what + " (line " + std::to_string(line_of(n)) + ")");
   }
   return l;
 }
@@ -168,13 +173,15 @@ void Reader::add_switch(const pugi::xml_node& pci, const std::string& parent_nam
     }
   }
   if (sw.lanes < 4 && child_lanes >= 8) {
-    d_.notes.push_back(
-        fmt::format("switch {} ({}) at line {}: its link reads x{} Gen{}, a VM's placeholder bridge; "
-                    "written as its devices' x{}{}",
-                    sw.name, sw.comment, line_of(pci), sw.lanes, sw.generation, child_lanes,
-                    child_gen ? fmt::format(" Gen{}", child_gen) : std::string()));
+    noted_[fmt::format("a link of x{}{} above x{} devices, a VM's placeholder bridge: written as its devices' link",
+                       sw.lanes, l.below_catalog ? " at 2.5 GT/s" : "", child_lanes)]
+        .push_back(sw.name + " (line " + std::to_string(line_of(pci)) + ")");
     sw.lanes = child_lanes;
     if (child_gen) sw.generation = child_gen;
+  } else if (l.below_catalog) {
+    noted_["link_speed below the catalog's PCIe generations, written as the lowest (Gen" +
+           std::to_string(sw.generation) + ")"]
+        .push_back(sw.name + " (line " + std::to_string(line_of(pci)) + ")");
   }
   if (!l.generation) sw.comment += ", no link_speed: Gen4 written";
 }
@@ -447,6 +454,11 @@ ImportedDesign Reader::read() {
   drop_empty_switches();
   d_.host_memory_GB = id_.host_memory_GB();
   d_.host_memory_note = "not in the file: default written";
+  for (const auto& [what, where] : noted_) {
+    d_.notes.push_back(fmt::format("{} on {}: {}",
+                                   where.size() == 1 ? "one device" : std::to_string(where.size()) + " devices", what,
+                                   join(where)));
+  }
   if (!hidden_links_.empty()) {
     d_.notes.push_back(
         fmt::format("{} device(s) show link_width 0 (a VM hides the link): their own catalog link "
