@@ -4,7 +4,9 @@
 
 #include <algorithm>
 
+#include "topo/cluster_loader.hpp"
 #include "topo/import/identify.hpp"
+#include "topo/topology.hpp"
 
 namespace gf::topo::import {
 
@@ -176,6 +178,14 @@ ImportedCluster finish(ImportedDesign d, const ImportOptions& o, const hw::Catal
 
   ImportedCluster out;
   out.yaml = render(d);
+  try {
+    ClusterSpec spec = parse_cluster(out.yaml, "the imported cluster", catalog);
+    spec.nodes = 1;  // the node is what the file describes; --nodes only scales it
+    (void)Topology(std::move(spec), catalog);
+  } catch (const InputError& e) {
+    throw InputError({d.file, 0, 0}, e.field(), "the design this file describes does not build: " + e.problem(),
+                     e.valid());
+  }
   auto warn = [&](const std::string& what, const std::string& note) {
     if (!note.empty()) out.warnings.push_back(what + note);
   };

@@ -48,6 +48,7 @@ struct Chosen {
 };
 
 struct ImportedDesign {
+  std::string file;  // the file read, for errors about what it describes
   std::string name;
   std::string description;
   std::string source;
@@ -95,7 +96,10 @@ struct ImportedCluster {
 };
 
 // Applies the options (checked against the catalog, errors naming the flag) and writes the
-// design as a cluster file with its comments; the warnings are every note, in file order.
+// design as a cluster file with its comments; the warnings are every note, in file order. The
+// text is loaded and one node built before it is returned: a design that cannot be built (more
+// NVLinks than the GPU has, say) is an InputError about the file read, never a file that fails
+// later.
 ImportedCluster finish(ImportedDesign design, const ImportOptions& options, const hw::Catalog& catalog);
 
 }  // namespace gf::topo::import

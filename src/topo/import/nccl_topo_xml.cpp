@@ -94,7 +94,7 @@ unsigned Reader::hex_attr(const pugi::xml_node& n, const char* name) const {
   char* end = nullptr;
   const unsigned long v = std::strtoul(s.c_str(), &end, 16);
   if (s.empty() || end == s.c_str() || *end != '\0' || v > 0xffffffffUL) {
-    fail(n, name, "'" + s + "' is not a hexadecimal number", std::string(name) + "=\"0x030200\"");
+    fail(n, name, "'" + shown(s) + "' is not a hexadecimal number", std::string(name) + "=\"0x030200\"");
   }
   return static_cast<unsigned>(v);
 }
@@ -106,7 +106,7 @@ int Reader::int_attr(const pugi::xml_node& n, const char* name, int fallback) co
   char* end = nullptr;
   const long v = std::strtol(s.c_str(), &end, 10);
   if (s.empty() || *end != '\0' || v < 0 || v > 1'000'000) {
-    fail(n, name, "'" + s + "' is not a whole number", "0 to 1000000");
+    fail(n, name, "'" + shown(s) + "' is not a whole number", "0 to 1000000");
   }
   return static_cast<int>(v);
 }
@@ -120,7 +120,7 @@ Link Reader::link_of(const pugi::xml_node& n, const std::string& what) {
     char* end = nullptr;
     const double gt = std::strtod(v.c_str(), &end);
     if (end == v.c_str() || v.find("GT/s") == std::string::npos) {
-      fail(n, "link_speed", "'" + v + "' is not a PCIe transfer rate", "e.g. link_speed=\"16.0 GT/s PCIe\"");
+      fail(n, "link_speed", "'" + shown(v) + "' is not a PCIe transfer rate", "e.g. link_speed=\"16.0 GT/s PCIe\"");
     }
     l.generation = pcie_generation_of_rate(catalog_, gt);
     if (!l.generation) {
@@ -149,7 +149,7 @@ void Reader::add_switch(const pugi::xml_node& pci, const std::string& parent_nam
   ImportedSwitch s;
   s.name = "sw" + std::to_string(d_.switches.size());
   s.parent = parent_name;
-  s.comment = std::string("busid ") + pci.attribute("busid").as_string();
+  s.comment = "busid " + shown(pci.attribute("busid").as_string());
   const Link l = link_of(pci, "switch " + s.name);
   const std::size_t at = d_.switches.size();
   d_.switches.push_back(s);
@@ -191,7 +191,7 @@ void Reader::add_gpu(const pugi::xml_node& pci, const pugi::xml_node& gpu, const
   g.busid = pci ? pci.attribute("busid").as_string() : "";
   g.at.parent = parent_name;
   if (pci) {
-    const Link l = link_of(pci, "GPU " + g.busid);
+    const Link l = link_of(pci, "GPU " + shown(g.busid));
     g.at.generation = l.generation;
     g.at.lanes = l.lanes;
     if (pci.attribute("device")) g.device = hex_attr(pci, "device");
@@ -204,6 +204,7 @@ void Reader::add_gpu(const pugi::xml_node& pci, const pugi::xml_node& gpu, const
       NvlinkTo to;
       to.target = nv.attribute("target").as_string();
       to.count = int_attr(nv, "count", 0);
+      if (to.count > 64) fail(nv, "count", fmt::format("{} NVLinks to one target", to.count), "0 to 64");
       to.tclass = nv.attribute("tclass") ? hex_attr(nv, "tclass") : 0;
       g.nvlinks.push_back(to);
     }
@@ -218,14 +219,14 @@ void Reader::add_nics(const pugi::xml_node& pci, const pugi::xml_node& nic, cons
     const unsigned cls = hex_attr(pci, "class");
     base.infiniband = (cls >> 8) == 0x0207;
     base.mellanox = std::string(pci.attribute("vendor").as_string()) == "0x15b3";
-    base.link = link_of(pci, std::string("NIC ") + pci.attribute("busid").as_string());
-    base.name = std::string("busid ") + pci.attribute("busid").as_string();
+    base.link = link_of(pci, "NIC " + shown(pci.attribute("busid").as_string()));
+    base.name = "busid " + shown(pci.attribute("busid").as_string());
   }
   bool any = false;
   if (nic) {
     for (const auto& net : nic.children("net")) {
       Nic n = base;
-      n.name = net.attribute("name").as_string();
+      n.name = shown(net.attribute("name").as_string());
       if (n.name.starts_with("mlx5")) n.mellanox = true;
       n.speed_Mbps = int_attr(net, "speed", 0);
       if (net.attribute("gdr")) n.gdr = int_attr(net, "gdr", 0) != 0;
@@ -447,6 +448,7 @@ ImportedDesign Reader::read() {
   }
   d_.sockets = socket;
   d_.name = cluster_name_of(file_);
+  d_.file = file_;
   d_.source = file_ + " (NCCL topology XML)";
   if (d_.cpu.value.empty()) d_.cpu = {id_.cpu_default(""), "the file does not identify the CPU"};
   settle_gpus();

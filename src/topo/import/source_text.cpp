@@ -11,6 +11,15 @@ int line_at(const std::string& text, std::ptrdiff_t offset) {
   return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(end), '\n'));
 }
 
+std::string shown(const std::string& text) {
+  std::string out;
+  for (const unsigned char c : text) {
+    if (out.size() == 40) return out + "...";
+    out += (c >= 0x20 && c < 0x7f) ? static_cast<char>(c) : '?';
+  }
+  return out;
+}
+
 std::string cluster_name_of(const std::string& path) {
   std::string base = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
   if (const auto dot = base.find('.'); dot != std::string::npos && dot > 0) base = base.substr(0, dot);

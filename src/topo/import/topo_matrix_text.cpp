@@ -14,6 +14,7 @@ namespace gf::topo::import {
 
 namespace {
 
+constexpr std::size_t kMaxDevices = 256;  // a node holds at most 72 GPUs (cluster format) and their NICs
 constexpr const char* kEntries = "X, NV# (e.g. NV12), PIX, PXB, PHB, NODE, SYS (SOC in old drivers)";
 
 std::vector<std::string> tokens(const std::string& line) {
@@ -62,7 +63,11 @@ Matrix parse(const std::string& text, const std::string& file) {
       header_line = lineno;
       for (const auto& tok : t) {
         if (tok == "CPU" || tok == "NUMA" || tok == "GPU") break;
-        m.names.push_back(tok);
+        m.names.push_back(shown(tok));
+      }
+      if (m.names.size() > kMaxDevices) {
+        throw InputError({file, lineno, 0}, "GPU0", fmt::format("{} devices in the header", m.names.size()),
+                         fmt::format("at most {} GPUs and NICs", kMaxDevices));
       }
       const std::size_t n = m.names.size();
       m.rel.assign(n, std::vector<std::string>(n));
@@ -76,21 +81,22 @@ Matrix parse(const std::string& text, const std::string& file) {
       continue;
     }
     if (in_nic_legend && t.size() == 2 && t[0].back() == ':') {
-      m.nic_legend[t[0].substr(0, t[0].size() - 1)] = t[1];
+      m.nic_legend[shown(t[0].substr(0, t[0].size() - 1))] = shown(t[1]);
       continue;
     }
     if (rows == m.names.size()) continue;  // the legend and whatever follows the matrix
-    const auto it = std::find(m.names.begin(), m.names.end(), t.front());
+    const auto it = std::find(m.names.begin(), m.names.end(), shown(t.front()));
     if (it == m.names.end()) {
       if (t.front() == "Legend:") break;
       continue;
     }
     const auto i = static_cast<std::size_t>(it - m.names.begin());
     const std::size_t n = m.names.size();
-    if (seen[i]) throw InputError({file, lineno, 0}, t.front(), "a second row for " + t.front(), "one row per device");
+    if (seen[i])
+      throw InputError({file, lineno, 0}, m.names[i], "a second row for " + m.names[i], "one row per device");
     if (t.size() < n + 1) {
-      throw InputError({file, lineno, 0}, t.front(),
-                       fmt::format("row {} has {} entries for the header's {} devices", t.front(), t.size() - 1, n),
+      throw InputError({file, lineno, 0}, m.names[i],
+                       fmt::format("row {} has {} entries for the header's {} devices", m.names[i], t.size() - 1, n),
                        "one entry per column of the header (" + join(m.names, " ") + ")");
     }
     for (std::size_t j = 0; j < n; ++j) {
@@ -101,27 +107,27 @@ Matrix parse(const std::string& text, const std::string& file) {
                       e.size() < 6;
       const bool ok = nv || e == "X" || e == "PIX" || e == "PXB" || e == "PHB" || e == "NODE" || e == "SYS";
       if (!ok) {
-        throw InputError({file, lineno, 0}, t.front() + "/" + m.names[j],
+        throw InputError({file, lineno, 0}, m.names[i] + "/" + m.names[j],
                          "entry '" + t[j + 1] + "' is not in the legend", kEntries);
       }
       if ((e == "X") != (i == j)) {
-        throw InputError({file, lineno, 0}, t.front() + "/" + m.names[j],
+        throw InputError({file, lineno, 0}, m.names[i] + "/" + m.names[j],
                          i == j ? "the diagonal entry must be X" : "X off the diagonal", kEntries);
       }
       m.rel[i][j] = e;
     }
-    if (is_gpu(t.front())) {
+    if (is_gpu(m.names[i])) {
       if (t.size() > n + 2) {
         const std::string& numa = t[n + 2];
         if (numa != "N/A" && !std::all_of(numa.begin(), numa.end(), [](unsigned char c) { return std::isdigit(c); })) {
-          throw InputError({file, lineno, 0}, t.front() + " NUMA Affinity", "'" + numa + "' is not a NUMA node",
+          throw InputError({file, lineno, 0}, m.names[i] + " NUMA Affinity", "'" + shown(numa) + "' is not a NUMA node",
                            "a NUMA node number or N/A");
         }
         if (numa != "N/A") m.numa[i] = numa;
       }
     } else if (t.size() > n + 1) {
-      throw InputError({file, lineno, 0}, t.front(),
-                       fmt::format("row {} has {} entries for the header's {} devices", t.front(), t.size() - 1, n),
+      throw InputError({file, lineno, 0}, m.names[i],
+                       fmt::format("row {} has {} entries for the header's {} devices", m.names[i], t.size() - 1, n),
                        "one entry per column of the header (" + join(m.names, " ") + ")");
     }
     m.line[i] = lineno;
@@ -333,6 +339,7 @@ ImportedDesign Builder::build() {
   d_.host_memory_note = "not in topo -m: default written";
   d_.gpudirect_note = d_.nics.empty() ? "" : "topo -m does not say whether GPUDirect RDMA works: true written";
   d_.name = cluster_name_of(file_);
+  d_.file = file_;
   d_.source = file_ + " (nvidia-smi topo -m)";
   d_.description = fmt::format("{} GPUs, {} NICs on {} socket(s), imported from nvidia-smi topo -m", d_.gpus,
                                d_.nics.size(), d_.sockets);
