@@ -18,7 +18,7 @@ namespace {
 using namespace gf;
 using namespace gf::topo;
 
-const hw::Catalog& catalog() {
+const hw::Catalog& import_catalog() {
   static const hw::Catalog c = hw::Catalog::builtin();
   return c;
 }
@@ -27,11 +27,13 @@ std::string sample(const std::string& name) { return std::string(GPUFABRIC_SOURC
 
 std::string text_of(const std::string& path) { return read_text_file(path, "test"); }
 
-ClusterSpec loaded(const import::ImportedCluster& c) { return parse_cluster(c.yaml, "imported.yaml", catalog()); }
+ClusterSpec loaded(const import::ImportedCluster& c) {
+  return parse_cluster(c.yaml, "imported.yaml", import_catalog());
+}
 
 // The connection matrix as `topo` prints it: GPUs then NICs, "X" on the diagonal.
 std::vector<std::vector<std::string>> matrix(const ClusterSpec& spec) {
-  const Topology t(spec, catalog());
+  const Topology t(spec, import_catalog());
   const auto& node = t.node();
   const int g = node.gpus(), n = node.nics();
   auto device = [&](int i) { return i < g ? node.gpu(i) : node.nic(i - g); };
@@ -71,7 +73,8 @@ std::vector<std::vector<std::string>> file_matrix(const std::string& text) {
 }
 
 TEST(ImportNcclTopo, HgxA100DumpKeepsItsGpusNvswitchesAndNics) {
-  const auto c = import::import_nccl_topo(text_of(sample("simai-hgx-a100-8gpu.xml")), "simai.xml", catalog(), {});
+  const auto c =
+      import::import_nccl_topo(text_of(sample("simai-hgx-a100-8gpu.xml")), "simai.xml", import_catalog(), {});
   const auto spec = loaded(c);
   EXPECT_EQ(spec.node.gpu, "a100-sxm4-80gb");  // PCI device 0x20b2
   EXPECT_EQ(spec.node.gpus, 8);
@@ -84,7 +87,7 @@ TEST(ImportNcclTopo, HgxA100DumpKeepsItsGpusNvswitchesAndNics) {
   // GPU-GPU as on the dgx-a100 preset; a GPU and the NIC of its complex PXB (two switch levels);
   // the bond on a root port NODE.
   const auto m = matrix(spec);
-  const auto preset = matrix(load_preset("dgx-a100", catalog()));
+  const auto preset = matrix(load_preset("dgx-a100", import_catalog()));
   for (int a = 0; a < 8; ++a) {
     for (int b = 0; b < 8; ++b) EXPECT_EQ(m[a][b], preset[a][b]) << a << "," << b;
   }
@@ -97,7 +100,7 @@ TEST(ImportNcclTopo, HgxA100DumpKeepsItsGpusNvswitchesAndNics) {
 
 TEST(ImportNcclTopo, CloudFileByPciClassWarnsAndTakesGpuFlag) {
   const std::string text = text_of(sample("azure-ndv4-topo.xml"));
-  const auto plain = import::import_nccl_topo(text, "ndv4.xml", catalog(), {});
+  const auto plain = import::import_nccl_topo(text, "ndv4.xml", import_catalog(), {});
   const auto spec = loaded(plain);
   EXPECT_EQ(spec.node.gpus, 8);
   EXPECT_EQ(spec.node.gpu_fabric, GpuFabric::pcie);  // nothing in the file shows NVLink
@@ -112,7 +115,7 @@ TEST(ImportNcclTopo, CloudFileByPciClassWarnsAndTakesGpuFlag) {
   o.gpu = "a100-sxm4-80gb";
   o.nodes = 4;
   o.network = "ib-ndr";
-  const auto sxm = loaded(import::import_nccl_topo(text, "ndv4.xml", catalog(), o));
+  const auto sxm = loaded(import::import_nccl_topo(text, "ndv4.xml", import_catalog(), o));
   EXPECT_EQ(sxm.node.gpu_fabric, GpuFabric::nvswitch);
   EXPECT_EQ(sxm.node.nvswitch_count, 6);  // the NVSwitch gen-2 baseboard count of the presets
   EXPECT_EQ(sxm.nodes, 4);
@@ -125,7 +128,7 @@ TEST(ImportNcclTopo, CloudFileByPciClassWarnsAndTakesGpuFlag) {
 }
 
 TEST(ImportNcclTopo, VmDumpWithHiddenLinksMatchesDgxH100) {
-  const auto c = import::import_nccl_topo(text_of(sample("ibm-vpc-h100-vsi.xml")), "ibm.xml", catalog(), {});
+  const auto c = import::import_nccl_topo(text_of(sample("ibm-vpc-h100-vsi.xml")), "ibm.xml", import_catalog(), {});
   const auto spec = loaded(c);
   EXPECT_EQ(spec.node.gpu, "h100-sxm5");   // 0x2330
   EXPECT_EQ(spec.node.cpu, "xeon-8480c");  // GenuineIntel 6/143
@@ -140,11 +143,11 @@ TEST(ImportNcclTopo, VmDumpWithHiddenLinksMatchesDgxH100) {
   for (const auto& w : c.warnings) placeholder_warnings += w.find("placeholder bridge") != std::string::npos;
   EXPECT_EQ(placeholder_warnings, 1);
   // One GPU and one NIC per bridge, four per socket: the dgx-h100 preset's matrix.
-  EXPECT_EQ(matrix(spec), matrix(load_preset("dgx-h100", catalog())));
+  EXPECT_EQ(matrix(spec), matrix(load_preset("dgx-h100", import_catalog())));
 }
 
 TEST(ImportNcclTopo, PcieBoxDumpKeepsLinksAndGdr) {
-  const auto c = import::import_nccl_topo(text_of(sample("nccl-2397-2xa100-pcie.xml")), "n.xml", catalog(), {});
+  const auto c = import::import_nccl_topo(text_of(sample("nccl-2397-2xa100-pcie.xml")), "n.xml", import_catalog(), {});
   const auto spec = loaded(c);
   EXPECT_EQ(spec.node.gpu, "a100-pcie-80gb");  // 0x20b5
   EXPECT_EQ(spec.node.gpu_fabric, GpuFabric::pcie);
@@ -162,14 +165,14 @@ TEST(ImportTopoMatrix, NvswitchBoxReproducesTheFilesMatrix) {
   const std::string text = text_of(sample("dranet-gke-a4-b200.topo-m.txt"));
   import::ImportOptions o;
   o.gpu = "b200";
-  const auto c = import::import_topo_matrix(text, "b200.txt", catalog(), o);
+  const auto c = import::import_topo_matrix(text, "b200.txt", import_catalog(), o);
   const auto spec = loaded(c);
   EXPECT_EQ(spec.node.gpus, 8);
   EXPECT_EQ(spec.node.nics.size(), 8u);
   EXPECT_EQ(spec.node.gpu_fabric, GpuFabric::nvswitch);
   EXPECT_EQ(matrix(spec), file_matrix(text));
   // Same PCIe tree as the dgx-b200 preset, built from the same kind of capture.
-  EXPECT_EQ(matrix(spec), matrix(load_preset("dgx-b200", catalog())));
+  EXPECT_EQ(matrix(spec), matrix(load_preset("dgx-b200", import_catalog())));
 }
 
 TEST(ImportTopoMatrix, PcieBoxReproducesTheFilesMatrix) {
@@ -177,7 +180,7 @@ TEST(ImportTopoMatrix, PcieBoxReproducesTheFilesMatrix) {
   import::ImportOptions o;
   o.gpu = "rtx-4090";
   o.network = "roce-100g";
-  const auto c = import::import_topo_matrix(text, "4090.txt", catalog(), o);
+  const auto c = import::import_topo_matrix(text, "4090.txt", import_catalog(), o);
   const auto spec = loaded(c);
   EXPECT_EQ(spec.node.gpu_fabric, GpuFabric::pcie);
   EXPECT_EQ(spec.node.nics.size(), 1u);
@@ -191,14 +194,14 @@ TEST(ImportTopoMatrix, PcieBoxReproducesTheFilesMatrix) {
     EXPECT_EQ(got[i][8], want[i][8]) << i;
     EXPECT_EQ(got[8][i], want[8][i]) << i;
   }
-  const Topology t(spec, catalog());
+  const Topology t(spec, import_catalog());
   EXPECT_EQ(t.node().pcie_path(t.node().gpu(0), t.node().gpu(3)).label(), "PIX");
   EXPECT_EQ(t.node().pcie_path(t.node().gpu(0), t.node().gpu(4)).label(), "SYS");
 }
 
 TEST(ImportTopoMatrix, DefaultsAreWarnedAndWrittenAsComments) {
   const auto c =
-      import::import_topo_matrix(text_of(sample("dranet-gke-a4-b200.topo-m.txt")), "b200.txt", catalog(), {});
+      import::import_topo_matrix(text_of(sample("dranet-gke-a4-b200.topo-m.txt")), "b200.txt", import_catalog(), {});
   EXPECT_EQ(loaded(c).node.gpu, "h100-sxm5");  // NV18 on NVSwitch: the stated default
   bool gpu = false, net = false;
   for (const auto& w : c.warnings) {
@@ -225,7 +228,7 @@ InputError error_of(F&& f) {
 TEST(ImportBadInput, MalformedXmlNamesItsLine) {
   const auto e = error_of([] {
     (void)import::read_nccl_topo("<system version=\"1\">\n  <cpu numaid=\"0\">\n    <pci busid=\"x\"\n</system>\n",
-                                 "bad.xml", catalog());
+                                 "bad.xml", import_catalog());
   });
   EXPECT_EQ(e.where().file, "bad.xml");
   EXPECT_GE(e.where().line, 3);
@@ -234,14 +237,15 @@ TEST(ImportBadInput, MalformedXmlNamesItsLine) {
 
 TEST(ImportBadInput, NoGpusAndUnknownClass) {
   const auto none = error_of([] {
-    (void)import::read_nccl_topo("<system version=\"1\">\n<cpu numaid=\"0\"/>\n</system>\n", "none.xml", catalog());
+    (void)import::read_nccl_topo("<system version=\"1\">\n<cpu numaid=\"0\"/>\n</system>\n", "none.xml",
+                                 import_catalog());
   });
   EXPECT_EQ(none.field(), "gpu");
   const auto cls = error_of([] {
     (void)import::read_nccl_topo(
         "<system version=\"1\">\n<cpu numaid=\"0\">\n<pci busid=\"0000:01:00.0\" class=\"0x010802\"/>\n</cpu>\n"
         "</system>\n",
-        "nvme.xml", catalog());
+        "nvme.xml", import_catalog());
   });
   EXPECT_EQ(cls.where().line, 3);
   EXPECT_EQ(cls.field(), "class");
@@ -251,17 +255,17 @@ TEST(ImportBadInput, NoGpusAndUnknownClass) {
 TEST(ImportBadInput, TruncatedMatrixAndShortRow) {
   const std::string head = "        GPU0    GPU1    NIC0    CPU Affinity    NUMA Affinity\n";
   const auto truncated = error_of([&] {
-    (void)import::read_topo_matrix(head + "GPU0     X      NV12    PIX     0-7     0\n", "t.txt", catalog());
+    (void)import::read_topo_matrix(head + "GPU0     X      NV12    PIX     0-7     0\n", "t.txt", import_catalog());
   });
   EXPECT_NE(truncated.problem().find("truncated"), std::string::npos);
   const auto short_row = error_of([&] {
     (void)import::read_topo_matrix(head + "GPU0     X      NV12\nGPU1    NV12     X      PIX   0-7  0\n", "s.txt",
-                                   catalog());
+                                   import_catalog());
   });
   EXPECT_EQ(short_row.where().line, 2);
   EXPECT_EQ(short_row.field(), "GPU0");
   const auto entry = error_of([&] {
-    (void)import::read_topo_matrix(head + "GPU0     X      NVX     PIX     0-7     0\n", "e.txt", catalog());
+    (void)import::read_topo_matrix(head + "GPU0     X      NVX     PIX     0-7     0\n", "e.txt", import_catalog());
   });
   EXPECT_EQ(entry.where().line, 2);
 }
@@ -275,7 +279,7 @@ TEST(ImportCli, WritesTheFileAndExitsTwoOnBadInput) {
     ASSERT_EQ(cli::run(6, argv, o, e), 0) << e.str();
     EXPECT_NE(o.str().find("wrote"), std::string::npos);
     EXPECT_NE(e.str().find("gpufabric: warning: host_memory_GB"), std::string::npos);
-    EXPECT_EQ(parse_cluster(text_of(out), out, catalog()).node.gpus, 2);
+    EXPECT_EQ(parse_cluster(text_of(out), out, import_catalog()).node.gpus, 2);
     std::remove(out.c_str());
   }
   {
@@ -291,6 +295,83 @@ TEST(ImportCli, WritesTheFileAndExitsTwoOnBadInput) {
     EXPECT_EQ(cli::run(2, argv, o, e), 2);
     EXPECT_NE(e.str().find("nccl-topo"), std::string::npos) << e.str();
   }
+}
+
+}  // namespace
+
+namespace {
+
+using namespace gf;
+using namespace gf::topo;
+
+// Mechanisms the public samples do not reach, on small hand-written inputs.
+
+TEST(ImportNcclTopoMechanisms, GpuToGpuNvlinksMakeAMeshAndSmNamesTheGpu) {
+  // Two V100-class GPUs (sm 70, no device id) joined by 2 NVLinks to each other and 4 to a third.
+  const std::string xml = R"(<system version="1">
+  <cpu numaid="0" vendor="GenuineIntel" familyid="6" modelid="143">
+    <pci busid="0000:01:00.0" class="0x030200" link_speed="8.0 GT/s PCIe" link_width="16">
+      <gpu dev="0" sm="70"><nvlink target="0000:02:00.0" count="2" tclass="0x030200"/>
+        <nvlink target="0000:03:00.0" count="4" tclass="0x030200"/></gpu>
+    </pci>
+    <pci busid="0000:02:00.0" class="0x030200" link_speed="8.0 GT/s PCIe" link_width="16">
+      <gpu dev="1" sm="70"><nvlink target="0000:01:00.0" count="2" tclass="0x030200"/></gpu>
+    </pci>
+    <pci busid="0000:03:00.0" class="0x030200" link_speed="8.0 GT/s PCIe" link_width="8">
+      <gpu dev="2" sm="70"><nvlink target="0000:01:00.0" count="4" tclass="0x030200"/></gpu>
+    </pci>
+  </cpu>
+</system>
+)";
+  const auto d = import::read_nccl_topo(xml, "mesh.xml", import_catalog());
+  EXPECT_EQ(d.gpu_fabric, GpuFabric::nvlink_mesh);
+  ASSERT_EQ(d.nvlink_mesh.size(), 2u);
+  EXPECT_EQ(d.nvlink_mesh[0].links, 2);
+  EXPECT_EQ(d.nvlink_mesh[1].links, 4);
+  EXPECT_EQ(d.gpu.value, "v100-sxm2-32gb");  // sm 70 with 6 NVLinks
+  EXPECT_FALSE(d.gpu.note.empty());          // identified from sm: warned
+  EXPECT_EQ(d.gpu_parents[2].lanes, 8);
+  EXPECT_EQ(d.gpu_parents[2].generation, 3);
+  const auto spec = parse_cluster(import::finish(d, {}, import_catalog()).yaml, "m.yaml", import_catalog());
+  const Topology t(spec, import_catalog());
+  EXPECT_EQ(t.node().gpu_to_gpu(0, 2, true).label(), "NV4");
+  EXPECT_EQ(t.node().gpu_to_gpu(1, 2, true).label(), "NODE");  // no NVLink between 1 and 2: root ports
+}
+
+TEST(ImportTopoMatrixMechanisms, PxbGroupsGetASecondSwitchLevelAndPhbShareAHostBridge) {
+  // GPU0/GPU1 PIX, both PXB to GPU2; GPU3 PHB to all three; one socket.
+  const std::string text =
+      "        GPU0    GPU1    GPU2    GPU3    CPU Affinity    NUMA Affinity\n"
+      "GPU0     X      PIX     PXB     PHB     0-7     0\n"
+      "GPU1    PIX      X      PXB     PHB     0-7     0\n"
+      "GPU2    PXB     PXB      X      PHB     0-7     0\n"
+      "GPU3    PHB     PHB     PHB      X      0-7     0\n";
+  const auto c = import::import_topo_matrix(text, "pxb.txt", import_catalog(), {});
+  const auto spec = parse_cluster(c.yaml, "p.yaml", import_catalog());
+  EXPECT_EQ(spec.node.pcie_switches.size(), 3u);  // a top switch and two PIX groups under it
+  const Topology t(spec, import_catalog());
+  const auto& n = t.node();
+  EXPECT_EQ(n.pcie_path(n.gpu(0), n.gpu(1)).label(), "PIX");
+  EXPECT_EQ(n.pcie_path(n.gpu(0), n.gpu(2)).label(), "PXB");
+  EXPECT_EQ(n.pcie_path(n.gpu(0), n.gpu(3)).label(), "PHB");
+}
+
+TEST(ImportTopoMatrixMechanisms, NvlinkPairsBelowAGpusLinksAreAMesh) {
+  // DGX-1-like: NV1/NV2 to some peers only, SYS across sockets.
+  const std::string text =
+      "\tGPU0\tGPU1\tGPU2\tGPU3\tCPU Affinity\tNUMA Affinity\n"
+      "GPU0\t X \tNV1\tNV2\tSYS\t0-19\t0\n"
+      "GPU1\tNV1\t X \tSYS\tNV2\t0-19\t0\n"
+      "GPU2\tNV2\tSYS\t X \tNV1\t20-39\t1\n"
+      "GPU3\tSYS\tNV2\tNV1\t X \t20-39\t1\n";
+  const auto c = import::import_topo_matrix(text, "dgx1.txt", import_catalog(), {});
+  const auto spec = parse_cluster(c.yaml, "d.yaml", import_catalog());
+  EXPECT_EQ(spec.node.gpu_fabric, GpuFabric::nvlink_mesh);
+  EXPECT_EQ(spec.node.nvlink_mesh.size(), 4u);
+  EXPECT_EQ(spec.node.sockets, 2);  // NUMA 0 and 1
+  const Topology t(spec, import_catalog());
+  EXPECT_EQ(t.node().gpu_to_gpu(0, 2, true).label(), "NV2");
+  EXPECT_EQ(t.node().pcie_path(t.node().gpu(0), t.node().gpu(3)).label(), "SYS");
 }
 
 }  // namespace

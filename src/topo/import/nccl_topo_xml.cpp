@@ -307,7 +307,8 @@ void Reader::settle_gpus() {
       const unsigned base = nv.tclass >> 16;
       const auto peer = index_of.find(nv.target);
       if (base == 0x03 && peer != index_of.end() && !nv.target.empty()) {
-        const auto key = std::minmax(static_cast<int>(i), peer->second);
+        const std::pair<int, int> key =
+            std::minmax(static_cast<int>(i), peer->second);  // copied: minmax returns references
         edges[key] = std::max(edges[key], nv.count);
       } else if (nv.target.find_first_not_of("fF:.0") == std::string::npos) {
         hidden_switch = true;  // NCCL's "fffffff:ff:ff.0": NVLinks whose far end NVML cannot name
