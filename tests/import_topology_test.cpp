@@ -283,6 +283,17 @@ TEST(ImportCli, WritesTheFileAndExitsTwoOnBadInput) {
     std::remove(out.c_str());
   }
   {
+    // -o naming the input would replace the capture with its import.
+    const std::string copy = out + ".xml";
+    std::ofstream(copy) << text_of(in);
+    const char* argv[] = {"gpufabric", "import", "nccl-topo", copy.c_str(), "-o", copy.c_str()};
+    std::ostringstream o, e;
+    EXPECT_EQ(cli::run(6, argv, o, e), 2);
+    EXPECT_NE(e.str().find("--output"), std::string::npos) << e.str();
+    EXPECT_EQ(text_of(copy), text_of(in));
+    std::remove(copy.c_str());
+  }
+  {
     const std::string bad = sample("README.md");
     const char* argv[] = {"gpufabric", "import", "topo-m", bad.c_str()};
     std::ostringstream o, e;

@@ -50,6 +50,7 @@ std::function<ImportOutput()> add_cluster_importer(CLI::App& sub, const char* wh
     ImportOutput out;
     out.text = imported.yaml;
     out.warnings = imported.warnings;
+    out.inputs = {{"FILE", flags->file}};
     out.summary = fmt::format(
         "{} GPUs{}, {} NICs per node; {} warning{} (see the comments in the file)", imported.gpus,
         imported.nvlinks_per_gpu ? fmt::format(" ({} NVLinks each)", imported.nvlinks_per_gpu) : std::string(),

@@ -54,6 +54,7 @@ void add_import_command(CLI::App& app, std::string& result, std::ostream& err) {
     if (state->output.empty()) {
       result = out.text;
     } else {
+      refuse_same_file(out.inputs, {{"--output", state->output}});
       write_whole(state->output, out.text, "--output");
       result = "wrote " + state->output + ": " + out.summary + "\n";
     }

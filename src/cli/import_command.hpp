@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/output_files.hpp"
+
 namespace gf::cli {
 
 // What an importer produced: the text to write, the warnings about what the input left out (to
@@ -18,6 +20,7 @@ struct ImportOutput {
   std::string text;
   std::vector<std::string> warnings;
   std::string summary;
+  std::vector<NamedPath> inputs;  // the files read: -o may not name one of them
 };
 
 // One importer. `add_to` adds the importer's own positional FILE and options to its subcommand

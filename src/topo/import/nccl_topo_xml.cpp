@@ -85,6 +85,7 @@ private:
   void add_nics(const pugi::xml_node& pci, const pugi::xml_node& nic, const std::string& parent_name);
   void read_cpu(const pugi::xml_node& cpu);
   void settle_gpus();
+  void identify_gpu(int nvlinks, bool any_described);
   void settle_nics();
   void drop_empty_switches();
 };
@@ -327,7 +328,18 @@ void Reader::settle_gpus() {
     d_.gpu_fabric = GpuFabric::nvlink_mesh;
     for (const auto& [k, links] : edges) d_.nvlink_mesh.push_back({k.first, k.second, links});
   }
-  // The model: the PCI device id, else sm and the NVLink count, else a default.
+  identify_gpu(nvlinks, any_described);
+  const auto differs = [&](const Gpu& g) { return g.device != gpus_.front().device || g.sm != gpus_.front().sm; };
+  if (std::any_of(gpus_.begin(), gpus_.end(), differs)) {
+    d_.notes.push_back(
+        "the file's GPUs are not all of one model (device id or sm differ): a cluster node has one "
+        "GPU model, " +
+        d_.gpu.value + " (the first GPU's) written for all");
+  }
+}
+
+// The model: the PCI device id, else sm and the NVLink count, else a default.
+void Reader::identify_gpu(int nvlinks, bool any_described) {
   const Gpu& first = gpus_.front();
   if (first.device != 0) {
     if (const auto by_id = id_.gpu_by_pci_device(first.device)) {

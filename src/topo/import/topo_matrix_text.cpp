@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <numeric>
 #include <sstream>
@@ -45,6 +46,50 @@ struct Matrix {
   std::vector<int> line;                      // of each row
   std::map<std::string, std::string> nic_legend;
 };
+
+// One row of the matrix: its entries (each from the legend, X exactly on the diagonal) and, for a
+// GPU, its NUMA Affinity column.
+void read_row(Matrix& m, std::size_t i, const std::vector<std::string>& t, const std::string& file, int lineno) {
+  const std::size_t n = m.names.size();
+  if (t.size() < n + 1) {
+    throw InputError({file, lineno, 0}, m.names[i],
+                     fmt::format("row {} has {} entries for the header's {} devices", m.names[i], t.size() - 1, n),
+                     "one entry per column of the header (" + join(m.names, " ") + ")");
+  }
+  for (std::size_t j = 0; j < n; ++j) {
+    std::string e = t[j + 1];
+    if (e == "SOC") e = "SYS";
+    const bool nv = e.size() > 2 && e.starts_with("NV") &&
+                    std::all_of(e.begin() + 2, e.end(), [](unsigned char c) { return std::isdigit(c); }) &&
+                    e.size() < 6;
+    const bool ok = nv || e == "X" || e == "PIX" || e == "PXB" || e == "PHB" || e == "NODE" || e == "SYS";
+    if (!ok) {
+      throw InputError({file, lineno, 0}, m.names[i] + "/" + m.names[j],
+                       "entry '" + shown(t[j + 1]) + "' is not in the legend", kEntries);
+    }
+    if ((e == "X") != (i == j)) {
+      throw InputError({file, lineno, 0}, m.names[i] + "/" + m.names[j],
+                       i == j ? "the diagonal entry must be X" : "X off the diagonal", kEntries);
+    }
+    m.rel[i][j] = e;
+  }
+  if (is_gpu(m.names[i])) {
+    if (t.size() > n + 2) {
+      const std::string& numa = t[n + 2];
+      // A node number, or a list or range of them on GPUs close to several ("0-1", "0,1").
+      const auto numa_char = [](unsigned char c) { return std::isdigit(c) || c == ',' || c == '-'; };
+      if (numa != "N/A" && !std::all_of(numa.begin(), numa.end(), numa_char)) {
+        throw InputError({file, lineno, 0}, m.names[i] + " NUMA Affinity", "'" + shown(numa) + "' is not a NUMA node",
+                         "a NUMA node number (or list) or N/A");
+      }
+      if (numa != "N/A") m.numa[i] = numa;
+    }
+  } else if (t.size() > n + 1) {
+    throw InputError({file, lineno, 0}, m.names[i],
+                     fmt::format("row {} has {} entries for the header's {} devices", m.names[i], t.size() - 1, n),
+                     "one entry per column of the header (" + join(m.names, " ") + ")");
+  }
+}
 
 Matrix parse(const std::string& text, const std::string& file) {
   Matrix m;
@@ -94,42 +139,7 @@ Matrix parse(const std::string& text, const std::string& file) {
     const std::size_t n = m.names.size();
     if (seen[i])
       throw InputError({file, lineno, 0}, m.names[i], "a second row for " + m.names[i], "one row per device");
-    if (t.size() < n + 1) {
-      throw InputError({file, lineno, 0}, m.names[i],
-                       fmt::format("row {} has {} entries for the header's {} devices", m.names[i], t.size() - 1, n),
-                       "one entry per column of the header (" + join(m.names, " ") + ")");
-    }
-    for (std::size_t j = 0; j < n; ++j) {
-      std::string e = t[j + 1];
-      if (e == "SOC") e = "SYS";
-      const bool nv = e.size() > 2 && e.starts_with("NV") &&
-                      std::all_of(e.begin() + 2, e.end(), [](unsigned char c) { return std::isdigit(c); }) &&
-                      e.size() < 6;
-      const bool ok = nv || e == "X" || e == "PIX" || e == "PXB" || e == "PHB" || e == "NODE" || e == "SYS";
-      if (!ok) {
-        throw InputError({file, lineno, 0}, m.names[i] + "/" + m.names[j],
-                         "entry '" + t[j + 1] + "' is not in the legend", kEntries);
-      }
-      if ((e == "X") != (i == j)) {
-        throw InputError({file, lineno, 0}, m.names[i] + "/" + m.names[j],
-                         i == j ? "the diagonal entry must be X" : "X off the diagonal", kEntries);
-      }
-      m.rel[i][j] = e;
-    }
-    if (is_gpu(m.names[i])) {
-      if (t.size() > n + 2) {
-        const std::string& numa = t[n + 2];
-        if (numa != "N/A" && !std::all_of(numa.begin(), numa.end(), [](unsigned char c) { return std::isdigit(c); })) {
-          throw InputError({file, lineno, 0}, m.names[i] + " NUMA Affinity", "'" + shown(numa) + "' is not a NUMA node",
-                           "a NUMA node number or N/A");
-        }
-        if (numa != "N/A") m.numa[i] = numa;
-      }
-    } else if (t.size() > n + 1) {
-      throw InputError({file, lineno, 0}, m.names[i],
-                       fmt::format("row {} has {} entries for the header's {} devices", m.names[i], t.size() - 1, n),
-                       "one entry per column of the header (" + join(m.names, " ") + ")");
-    }
+    read_row(m, i, t, file, lineno);
     m.line[i] = lineno;
     seen[i] = true;
     ++rows;
@@ -175,15 +185,14 @@ private:
     }
     return g;
   }
+  Groups sockets();
   void place_pcie();
   void settle_nvlink();
 };
 
-// Sockets: devices not SYS apart, and GPUs of one NUMA node. Within a socket, a host bridge
-// holds the devices PHB or closer; a switch tree the devices PXB or closer; a switch the
-// devices PIX apart. Each tree becomes a switch on a root port (with a second level when it
-// holds several PIX groups, so those are PXB apart), and each lone device a root port.
-void Builder::place_pcie() {
+// Sockets: devices not SYS apart, and GPUs of one NUMA node. A GPU whose every entry is NV# or X
+// and that has no NUMA node tells nothing of its PCIe place: it goes to socket 0, with a note.
+Groups Builder::sockets() {
   Groups socket = groups_of({"PIX", "PXB", "PHB", "NODE"});
   std::map<std::string, int> numa_first;
   for (std::size_t i = 0; i < n_; ++i) {
@@ -191,10 +200,6 @@ void Builder::place_pcie() {
     const auto [it, fresh] = numa_first.emplace(m_.numa[i], static_cast<int>(i));
     if (!fresh) socket.join(static_cast<int>(i), it->second);
   }
-  Groups bridge = groups_of({"PIX", "PXB", "PHB"});
-  Groups tree = groups_of({"PIX", "PXB"});
-  Groups pix = groups_of({"PIX"});
-  // A GPU whose every entry is NV# or X and that has no NUMA node tells nothing of its PCIe place.
   bool unplaced_note = false;
   for (std::size_t i = 0; i < n_; ++i) {
     bool alone = true;
@@ -208,6 +213,18 @@ void Builder::place_pcie() {
   if (unplaced_note) {
     d_.notes.push_back("GPUs with only NV# entries and no NUMA Affinity are placed on socket 0");
   }
+  return socket;
+}
+
+// Within a socket (sockets() above), a host bridge
+// holds the devices PHB or closer; a switch tree the devices PXB or closer; a switch the
+// devices PIX apart. Each tree becomes a switch on a root port (with a second level when it
+// holds several PIX groups, so those are PXB apart), and each lone device a root port.
+void Builder::place_pcie() {
+  Groups socket = sockets();
+  Groups bridge = groups_of({"PIX", "PXB", "PHB"});
+  Groups tree = groups_of({"PIX", "PXB"});
+  Groups pix = groups_of({"PIX"});
   std::map<int, int> socket_index, bridge_index, tree_switch, pix_switch;
   std::map<int, int> tree_pix_groups;  // tree root -> distinct PIX groups in it
   std::map<int, int> tree_size;
