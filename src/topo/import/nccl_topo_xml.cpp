@@ -277,7 +277,9 @@ void Reader::read_cpu(const pugi::xml_node& cpu) {
   if (cpu.attribute("familyid") && cpu.attribute("modelid")) {
     const CpuId cid{vendor, int_attr(cpu, "familyid", 0), int_attr(cpu, "modelid", 0)};
     if (const auto known = id_.cpu_by_cpuid(cid)) {
-      d_.cpu = {*known, ""};
+      d_.cpu = {*known, fmt::format("CPUID {} family {} model {} names the generation, not the SKU: the catalog's "
+                                    "part of it (--cpu MODEL for yours)",
+                                    vendor, cid.family, cid.model)};
       return;
     }
     d_.cpu = {id_.cpu_default(vendor), fmt::format("CPUID {} family {} model {} is not in data/import/identify.yaml; "
