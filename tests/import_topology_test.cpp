@@ -185,6 +185,7 @@ TEST(ImportTopoMatrix, PcieBoxReproducesTheFilesMatrix) {
   EXPECT_EQ(spec.node.gpu_fabric, GpuFabric::pcie);
   EXPECT_EQ(spec.node.nics.size(), 1u);
   EXPECT_EQ(spec.node.sockets, 2);
+  for (const auto& sw : spec.node.pcie_switches) EXPECT_EQ(sw.generation, 4);  // --gpu rtx-4090's own Gen4
   auto want = file_matrix(text);
   auto got = matrix(spec);
   ASSERT_EQ(got.size(), want.size());
@@ -360,6 +361,8 @@ TEST(ImportTopoMatrixMechanisms, PxbGroupsGetASecondSwitchLevelAndPhbShareAHostB
   const auto c = import::import_topo_matrix(text, "pxb.txt", import_catalog(), {});
   const auto spec = parse_cluster(c.yaml, "p.yaml", import_catalog());
   EXPECT_EQ(spec.node.pcie_switches.size(), 3u);  // a top switch and two PIX groups under it
+  // No link speeds in topo -m: the switches run at the GPU's own generation (h100-pcie: Gen5).
+  for (const auto& sw : spec.node.pcie_switches) EXPECT_EQ(sw.generation, 5);
   const Topology t(spec, import_catalog());
   const auto& n = t.node();
   EXPECT_EQ(n.pcie_path(n.gpu(0), n.gpu(1)).label(), "PIX");
@@ -375,8 +378,11 @@ TEST(ImportTopoMatrixMechanisms, NvlinkPairsBelowAGpusLinksAreAMesh) {
       "GPU1\tNV1\t X \tSYS\tNV2\t0-19\t0\n"
       "GPU2\tNV2\tSYS\t X \tNV1\t20-39\t1\n"
       "GPU3\tSYS\tNV2\tNV1\t X \t20-39\t1\n";
-  const auto c = import::import_topo_matrix(text, "dgx1.txt", import_catalog(), {});
-  const auto spec = parse_cluster(c.yaml, "d.yaml", import_catalog());
+  import::ImportOptions o;
+  o.gpu = "v100-sxm2-32gb";
+  const auto spec =
+      parse_cluster(import::import_topo_matrix(text, "dgx1.txt", import_catalog(), o).yaml, "d.yaml", import_catalog());
+  EXPECT_EQ(spec.node.gpu, "v100-sxm2-32gb");
   EXPECT_EQ(spec.node.gpu_fabric, GpuFabric::nvlink_mesh);
   EXPECT_EQ(spec.node.nvlink_mesh.size(), 4u);
   EXPECT_EQ(spec.node.sockets, 2);  // NUMA 0 and 1

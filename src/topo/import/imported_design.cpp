@@ -175,6 +175,11 @@ ImportedCluster finish(ImportedDesign d, const ImportOptions& o, const hw::Catal
                      "--gpu with a GPU that has NVLink");
   }
   settle_nvswitch(d, catalog);
+  if (d.switches_at_gpu_generation && !d.switches.empty()) {
+    for (auto& sw : d.switches) sw.generation = gpu.pcie.generation;
+    d.notes.push_back("the file shows no link speeds: PCIe switches written as Gen" +
+                      std::to_string(gpu.pcie.generation) + " x16, the GPU's own link");
+  }
 
   ImportedCluster out;
   out.yaml = render(d);

@@ -70,6 +70,9 @@ struct ImportedDesign {
   std::string nvswitch_note;
   std::vector<ImportedEdge> nvlink_mesh;
   std::vector<ImportedSwitch> switches;
+  // The file shows no link speeds (topo -m): the switches run at the GPU's own PCIe generation,
+  // set once the GPU is final (after --gpu).
+  bool switches_at_gpu_generation = false;
   std::vector<ImportedAttachment> gpu_parents;
   std::vector<ImportedNic> nics;
   std::string nics_note;

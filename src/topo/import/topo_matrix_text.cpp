@@ -136,7 +136,6 @@ Matrix parse(const std::string& text, const std::string& file) {
       continue;
     }
     const auto i = static_cast<std::size_t>(it - m.names.begin());
-    const std::size_t n = m.names.size();
     if (seen[i])
       throw InputError({file, lineno, 0}, m.names[i], "a second row for " + m.names[i], "one row per device");
     read_row(m, i, t, file, lineno);
@@ -328,12 +327,7 @@ void Builder::settle_nvlink() {
 ImportedDesign Builder::build() {
   place_pcie();
   settle_nvlink();
-  // topo -m shows no link speeds: the switches run at the GPU's own PCIe generation.
-  const int gen = catalog_.gpu(d_.gpu.value).pcie.generation;
-  for (auto& sw : d_.switches) sw.generation = gen;
-  if (!d_.switches.empty()) {
-    d_.notes.push_back(fmt::format("topo -m shows no link speeds: PCIe switches written as Gen{} x16", gen));
-  }
+  d_.switches_at_gpu_generation = true;
   const auto& net = catalog_.network(id_.network_default());
   d_.network = {net.name, "topo -m names no network or NIC speed: default written (--network TECH)"};
   for (std::size_t i = 0; i < n_; ++i) {
