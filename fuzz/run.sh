@@ -17,7 +17,7 @@ build="${FUZZ_BUILD:-build-fuzz}"
 jobs="${FUZZ_JOBS:-$(nproc)}"
 all=(fuzz_cluster fuzz_catalog fuzz_workload fuzz_validation_paths fuzz_validation_collectives fuzz_probe_profile
      fuzz_nccl_params fuzz_nvbandwidth fuzz_serving_trace fuzz_plan_file fuzz_job_trace fuzz_import_sacct fuzz_import_k8s
-     fuzz_service)
+     fuzz_service fuzz_nccl_topo fuzz_topo_matrix)
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=("${all[@]}")
 
@@ -58,6 +58,8 @@ seed() {  # target corpus-dir
     fuzz_import_sacct) cp tests/data/import/jobs/sacct_*.txt "$dir"/ ;;
     fuzz_import_k8s) cp tests/data/import/jobs/k8s_*.json "$dir"/ ;;
     fuzz_service) cp data/services/*.yaml data/services/*.csv "$dir"/ ;;
+    fuzz_nccl_topo) cp tests/data/import/*.xml "$dir"/ ;;
+    fuzz_topo_matrix) cp tests/data/import/*.topo-m.txt "$dir"/ ;;
   esac
   # Inputs that once failed (fixed since), so every run checks them again.
   if [ -d "fuzz/regressions/$t" ]; then cp fuzz/regressions/"$t"/* "$dir"/; fi
@@ -74,7 +76,12 @@ for t in "${targets[@]}"; do
   rm -rf "$artifacts"
   mkdir -p "$artifacts"
   dict=()
-  case "$t" in fuzz_probe_profile | fuzz_import_k8s) dict=(-dict=fuzz/json.dict) ;; *) dict=(-dict=fuzz/yaml.dict) ;; esac
+  case "$t" in
+    fuzz_probe_profile | fuzz_import_k8s) dict=(-dict=fuzz/json.dict) ;;
+    fuzz_nccl_topo) dict=(-dict=fuzz/nccl_topo.dict) ;;
+    fuzz_topo_matrix) dict=(-dict=fuzz/topo_matrix.dict) ;;
+    *) dict=(-dict=fuzz/yaml.dict) ;;
+  esac
   log="$build/$t.log"
   echo "fuzz: $t for ${seconds}s"
   if "$build/fuzz/$t" "$corpus" "${dict[@]}" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 \

@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config libcli11-dev libyaml-cpp-dev nlohmann-json3-dev libfmt-dev
           libhwloc-dev hwloc-nox libsqlite3-dev libcsv-dev libturbojpeg0-dev zlib1g-dev libopenmpi-dev openmpi-bin
           libgtest-dev libgmock-dev libbenchmark-dev
+          libpugixml-dev  # the importers read NCCL's topology XML
           python3  # scripts/readme_outputs.py: the README's outputs (test readme_outputs, `make readme`)
           python3-dev pybind11-dev python3-setuptools  # the Python module (`import gpufabric`), setup.py
           python3-pytest python3-pandas python3-matplotlib  # its tests and the example sweep (examples/)

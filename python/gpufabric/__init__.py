@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from typing import Any, Iterable, Mapping, Sequence
 
 from . import _gpufabric
@@ -39,12 +40,15 @@ from .results import (
 __version__ = _gpufabric.__version__
 __all__ = [
     "Cluster",
+    "GpufabricWarning",
     "InputError",
     "Result",
     "catalog",
     "cluster",
     "collective",
     "command",
+    "import_cluster",
+    "import_file",
     "pipeline",
     "plan",
     "presets",
@@ -117,7 +121,7 @@ def command(*args: str) -> str:
     >>> print(gf.command("collective", "all_reduce", "--preset", "dgx-h100", "-b", "1M", "-e", "1M"))
     """
     try:
-        return _gpufabric.execute([str(a) for a in args])
+        out, err = _gpufabric.execute([str(a) for a in args])
     except InputError as e:
         if not e.field.startswith("--"):
             raise
@@ -127,6 +131,14 @@ def command(*args: str) -> str:
         raise InputError(
             message, file=e.file, line=e.line, column=e.column, field=keyword, problem=e.problem, valid=e.valid
         ) from None
+    for line in err.splitlines():
+        if line.strip():
+            warnings.warn(line.removeprefix("gpufabric: warning: "), GpufabricWarning, stacklevel=3)
+    return out
+
+
+class GpufabricWarning(UserWarning):
+    """What the CLI prints as a warning on stderr (e.g. an importer's default it had to choose)."""
 
 
 def _json(*args: str) -> Any:
@@ -308,3 +320,40 @@ def schedule(c: Cluster | str | None = None, *, trace: str | os.PathLike | None 
         cluster_args = (c if isinstance(c, Cluster) else Cluster(c, **overrides)).arguments
     trace_arg = {"trace": os.fspath(trace)} if trace is not None else {}
     return ScheduleResult(_json("schedule", *cluster_args, "--quiet", *_arguments({**trace_arg, **options})))
+
+
+def import_file(kind: str, source: str | os.PathLike, output: str | os.PathLike | None = None, **options: Any) -> str:
+    """``gpufabric import KIND FILE``: a file you already have as a gpufabric input.
+
+    KIND: ``nccl-topo`` (NCCL_TOPO_DUMP_FILE XML, cloud images' topology files) and ``topo-m``
+    (``nvidia-smi topo -m`` text) give a cluster file; ``sacct``, ``k8s-pods`` give a job trace and
+    ``k8s-nodes`` a node list for :func:`schedule`. With ``output`` the result is written there
+    (whole, or not at all) and the summary is returned; without it, the result is returned.
+    Defaults the file does not settle are given as :class:`GpufabricWarning`.
+    """
+    out = {"output": os.fspath(output)} if output is not None else {}
+    return command("import", kind, os.fspath(source), *_arguments({**out, **options}))
+
+
+def import_cluster(
+    source: str | os.PathLike,
+    output: str | os.PathLike,
+    *,
+    kind: str | None = None,
+    nodes: int | None = None,
+    network: str | None = None,
+    gpu: str | None = None,
+    cpu: str | None = None,
+) -> Cluster:
+    """The cluster of your own machine, from its NCCL topology dump or ``nvidia-smi topo -m``.
+
+    ``gf.import_cluster("topo.xml", "mine.yaml", nodes=16, network="ib-ndr")`` writes the
+    cluster file ``output`` and returns it as a :class:`Cluster`. ``kind`` is ``nccl-topo`` for
+    XML (the default for a ``.xml`` file) or ``topo-m``; ``gpu``, ``cpu`` and ``network`` settle
+    what the file does not say (each default chosen instead is a :class:`GpufabricWarning`).
+    """
+    source = os.fspath(source)
+    if kind is None:
+        kind = "nccl-topo" if source.lower().endswith(".xml") else "topo-m"
+    import_file(kind, source, output, nodes=nodes, network=network, gpu=gpu, cpu=cpu)
+    return Cluster(output)

@@ -94,3 +94,18 @@ def plan(plan: str | os.PathLike[str] = ..., *, threads: int | None = ..., **opt
 def schedule(
     c: Cluster | str | None = ..., *, trace: str | os.PathLike[str] | None = ..., **options: Any
 ) -> ScheduleResult: ...
+def import_file(
+    kind: str, source: str | os.PathLike[str], output: str | os.PathLike[str] | None = ..., **options: Any
+) -> str: ...
+def import_cluster(
+    source: str | os.PathLike[str],
+    output: str | os.PathLike[str],
+    *,
+    kind: str | None = ...,
+    nodes: int | None = ...,
+    network: str | None = ...,
+    gpu: str | None = ...,
+    cpu: str | None = ...,
+) -> Cluster: ...
+
+class GpufabricWarning(UserWarning): ...

@@ -11,7 +11,7 @@
 #include "cli/calibrate_command.hpp"
 #include "cli/cluster_options.hpp"
 #include "cli/collective_command.hpp"
-#include "cli/import_jobs_command.hpp"
+#include "cli/import_command.hpp"
 #include "cli/pipeline_command.hpp"
 #include "cli/plan_command.hpp"
 #include "cli/probe_command.hpp"
@@ -251,12 +251,13 @@ void refuse_empty_values(const CLI::App& sub) {
 
 }  // namespace
 
-std::string execute(const std::vector<std::string>& args) {
+std::string execute(const std::vector<std::string>& args, std::ostream& err) {
   std::vector<const char*> argv_storage{"gpufabric"};
   for (const auto& a : args) argv_storage.push_back(a.c_str());
   const int argc = static_cast<int>(argv_storage.size());
   const char* const* argv = argv_storage.data();
   CLI::App app{"gpufabric: model, measure and plan GPU servers and clusters along the whole data path"};
+  std::string result;
   app.require_subcommand(1);
 
   auto* presets = app.add_subcommand("presets", "List the built-in cluster presets");
@@ -321,16 +322,11 @@ std::string execute(const std::vector<std::string>& args) {
   CalibrateOptions calibrate_opts;
   calibrate_opts.add_to(*calibrate_cmd);
 
-  // Minimal `import` for the job importers (h/impjobs); the lead merges it into the `import`
-  // subcommand of src/cli/import_command.cpp, which keeps only the add_job_importers call.
-  auto* import_cmd = app.add_subcommand("import", "Turn files you already have into gpufabric inputs");
-  import_cmd->require_subcommand(1);
-  JobImportOptions job_import_opts;
-  add_job_importers(*import_cmd, job_import_opts);
-
   auto* validate_cmd = app.add_subcommand("validate", "Compare predictions with the cited public measurements");
   ValidateOptions validate_opts;
   validate_opts.add_to(*validate_cmd);
+
+  add_import_command(app, result, err);  // runs itself when parsed: its output goes to `result`
 
   if (argc > 1 && argv[1][0] != '-') {
     const std::string sub = argv[1];
@@ -358,7 +354,6 @@ std::string execute(const std::vector<std::string>& args) {
     refuse_extra_arguments(*sub);
     refuse_empty_values(*sub);
   }
-  std::string result;
   if (presets->parsed()) {
     check_format(presets_format, {"table", "json"});
     result = presets_output(hw::Catalog::builtin(), presets_format);
@@ -383,8 +378,6 @@ std::string execute(const std::vector<std::string>& args) {
     result = probe_opts.run();
   } else if (validate_cmd->parsed()) {
     result = validate_opts.run();
-  } else if (job_import_opts.parsed()) {
-    result = job_import_opts.run();
   } else if (topo_cmd->parsed()) {
     check_format(topo_format, {"table", "json"});
     const hw::Catalog catalog = topo_opts.load_catalog();
@@ -414,7 +407,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     // Names from users' files (jobs, nodes, clusters, models) reach the tables; the reports escape
     // them where they print them, and this escapes whatever they missed, so no raw ESC or invalid
     // UTF-8 from an input file reaches the terminal (JSON is escaped already and passes unchanged).
-    out << printable(execute(args), true);
+    out << printable(execute(args, err), true);
     out.flush();
     return 0;
   } catch (const CLI::ParseError& e) {

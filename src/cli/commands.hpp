@@ -11,9 +11,9 @@ namespace gf::cli {
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
 
 // One command (the arguments after `gpufabric`), its output returned as the CLI would print it
-// (before the terminal escaping of `run`). Bad input throws InputError, or CLI::ParseError for a
-// malformed command line; `--help` returns the help text. The Python module runs its requests
-// through this, so its numbers are the CLI's.
-std::string execute(const std::vector<std::string>& args);
+// (before the terminal escaping of `run`); warnings that the CLI prints on stderr go to `err`. Bad input throws
+// InputError, or CLI::ParseError for a malformed command line; `--help` returns the help text. The Python module runs
+// its requests through this, so its numbers are the CLI's.
+std::string execute(const std::vector<std::string>& args, std::ostream& err);
 
 }  // namespace gf::cli

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <memory>
 #include <numeric>
 
 #include "cli/output_files.hpp"
@@ -23,15 +24,12 @@ namespace {
 // "1 GPU job", "16 GPU jobs".
 std::string count_of(long n, const std::string& thing) { return fmt::format("{} {}{}", n, thing, n == 1 ? "" : "s"); }
 
-std::string report_lines(const sched::ImportReport& r) {
-  std::string out;
-  if (!r.skipped.empty()) {
-    std::vector<std::string> parts;
-    for (const auto& [why, n] : r.skipped) parts.push_back(fmt::format("{} {}", n, why));
-    out += "  left out: " + join(parts, "; ") + "\n";
-  }
-  for (const auto& w : r.warnings) out += "  warning: " + w + "\n";
-  return out;
+// What was left out, as a line of the summary; the report's warnings go to stderr.
+std::string left_out(const sched::ImportReport& r) {
+  if (r.skipped.empty()) return {};
+  std::vector<std::string> parts;
+  for (const auto& [why, n] : r.skipped) parts.push_back(fmt::format("{} {}", n, why));
+  return "\n  left out: " + join(parts, "; ");
 }
 
 std::string trace_summary(const sched::ImportedTrace& t, const std::string& what, const std::string& in,
@@ -41,15 +39,12 @@ std::string trace_summary(const sched::ImportedTrace& t, const std::string& what
     gpus += static_cast<long>(j.pods) * j.pod.gpus;
     mig += j.pod.mig.empty() ? 0 : j.pods;
   }
-  std::string s =
-      fmt::format("Imported {} ({}{}) from {} ({} read) into {}\n",
-                  count_of(static_cast<long>(t.jobs.size()), "GPU job"), count_of(gpus, "GPU"),
-                  mig > 0 ? ", " + count_of(mig, "MIG instance") : "", in, count_of(t.report.records, what), out);
-  s += fmt::format("  submit times are seconds after {}, the first imported job's\n", t.report.time_origin);
-  s += report_lines(t.report);
-  s += fmt::format("Replay it: gpufabric schedule --trace {} --preset dgx-a100 --nodes 8 (or --nodes-file NODES.csv)\n",
-                   out);
-  return s;
+  return fmt::format(
+      "{} ({}{}) from {} ({} read)\n  submit times are seconds after {}, the first imported job's{}\nReplay it: "
+      "gpufabric schedule --trace {} --preset dgx-a100 --nodes 8 (or --nodes-file NODES.csv)",
+      count_of(static_cast<long>(t.jobs.size()), "GPU job"), count_of(gpus, "GPU"),
+      mig > 0 ? ", " + count_of(mig, "MIG instance") : "", in, count_of(t.report.records, what), t.report.time_origin,
+      left_out(t.report), out);
 }
 
 std::string nodes_summary(const sched::ImportedNodes& n, const std::string& in, const std::string& out) {
@@ -59,61 +54,58 @@ std::string nodes_summary(const sched::ImportedNodes& n, const std::string& in, 
   for (const auto& [m, g] : by_model) models.push_back(fmt::format("{} x{}", m, g));
   const long gpus =
       std::accumulate(by_model.begin(), by_model.end(), 0L, [](long a, const auto& e) { return a + e.second; });
-  std::string s = fmt::format("Imported {} ({}: {}) from {} ({} read) into {}\n",
-                              count_of(static_cast<long>(n.nodes.size()), "GPU node"), count_of(gpus, "GPU"),
-                              join(models, ", "), in, count_of(n.report.records, "node"), out);
-  s += report_lines(n.report);
-  s += fmt::format("Use it: gpufabric schedule --nodes-file {} --trace TRACE.csv\n", out);
-  return s;
+  return fmt::format("{} ({}: {}) from {} ({} read){}\nUse it: gpufabric schedule --nodes-file {} --trace TRACE.csv",
+                     count_of(static_cast<long>(n.nodes.size()), "GPU node"), count_of(gpus, "GPU"), join(models, ", "),
+                     in, count_of(n.report.records, "node"), left_out(n.report), out);
+}
+
+enum class JobFile { sacct, k8s_pods, k8s_nodes };
+
+// FILE, and the runner: the CSV is read back by the reader `schedule` uses before it is returned,
+// so nothing is written that `schedule` would refuse.
+ImportRun add_job_importer(CLI::App& sub, JobFile kind, const std::string& what) {
+  auto file = std::make_shared<std::string>();
+  sub.add_option("file", *file, "FILE: " + what)->required();
+  return [file, kind](const std::string& output) {
+    const std::string& input = *file;
+    const std::string text = read_text_file(input, "FILE");
+    const std::string shown = output.empty() ? "OUT.csv" : output;
+    ImportOutput out;
+    out.inputs = {{"FILE", input}};
+    if (kind == JobFile::k8s_nodes) {
+      const auto n =
+          sched::import_k8s_nodes(text, input, [](const std::string& p) { return probe::gpu_model_for_name(p); });
+      out.text = sched::node_list_csv(n.nodes);
+      std::vector<std::string> skipped;
+      (void)sched::parse_nodes(sched::parse_csv(out.text, shown), false, skipped);  // what --nodes-file reads
+      out.summary = nodes_summary(n, input, shown);
+      out.warnings = n.report.warnings;
+      return out;
+    }
+    const bool slurm = kind == JobFile::sacct;
+    const auto t = slurm ? sched::import_sacct(text, input) : sched::import_k8s_pods(text, input);
+    out.text = sched::trace_csv(t.jobs);
+    (void)sched::parse_trace(sched::parse_csv(out.text, shown), false);  // what schedule --trace reads
+    out.summary = trace_summary(t, slurm ? "job" : "pod", input, shown);
+    out.warnings = t.report.warnings;
+    return out;
+  };
 }
 
 }  // namespace
 
-bool JobImportOptions::parsed() const {
-  for (const CLI::App* sub : {sacct, k8s_pods, k8s_nodes})
-    if (sub != nullptr && sub->parsed()) return true;
-  return false;
+ImportRun add_sacct_importer(CLI::App& sub) {
+  return add_job_importer(sub, JobFile::sacct, "Slurm accounting (sacct --parsable2 with its header)");
 }
 
-std::string JobImportOptions::run() const {
-  refuse_same_file({{"FILE", input}}, {{"--output", output}});
-  check_writable(output, "--output");
-  const std::string text = read_text_file(input, "FILE");
-  if (k8s_nodes != nullptr && k8s_nodes->parsed()) {
-    const auto n =
-        sched::import_k8s_nodes(text, input, [](const std::string& p) { return probe::gpu_model_for_name(p); });
-    const std::string csv = sched::node_list_csv(n.nodes);
-    std::vector<std::string> skipped;
-    (void)sched::parse_nodes(sched::parse_csv(csv, output), false, skipped);  // what schedule --nodes-file reads
-    write_whole(output, csv, "--output");
-    return nodes_summary(n, input, output);
-  }
-  const bool slurm = sacct != nullptr && sacct->parsed();
-  const auto t = slurm ? sched::import_sacct(text, input) : sched::import_k8s_pods(text, input);
-  const std::string csv = sched::trace_csv(t.jobs);
-  (void)sched::parse_trace(sched::parse_csv(csv, output), false);  // what schedule --trace reads
-  write_whole(output, csv, "--output");
-  return trace_summary(t, slurm ? "job" : "pod", input, output);
+ImportRun add_k8s_pods_importer(CLI::App& sub) {
+  return add_job_importer(sub, JobFile::k8s_pods, std::string("a Kubernetes pod list (`") + sched::kPodsCommand + "`)");
 }
 
-void add_job_importers(CLI::App& import_app, JobImportOptions& options) {
-  const auto add = [&](const char* name, const std::string& what, const std::string& out_what) {
-    CLI::App* sub = import_app.add_subcommand(name, what);
-    sub->add_option("file", options.input, "FILE: " + what)->required();
-    sub->add_option("-o,--output", options.output, out_what)->required();
-    return sub;
-  };
-  options.sacct =
-      add("sacct", "Slurm accounting (sacct --parsable2 with its header) as a job trace for `schedule --trace`",
-          "the job trace to write (gpufabric's job CSV)");
-  options.k8s_pods = add("k8s-pods",
-                         std::string("A Kubernetes pod list (`") + sched::kPodsCommand +
-                             "`), its GPU pods as a job trace for `schedule --trace`",
-                         "the job trace to write (gpufabric's job CSV)");
-  options.k8s_nodes = add("k8s-nodes",
-                          std::string("A Kubernetes node list (`") + sched::kNodesCommand +
-                              "`) with NVIDIA GPU labels, as a node list for `schedule --nodes-file`",
-                          "the node list to write (sn,cpu_milli,memory_mib,gpu,model)");
+ImportRun add_k8s_nodes_importer(CLI::App& sub) {
+  return add_job_importer(
+      sub, JobFile::k8s_nodes,
+      std::string("a Kubernetes node list (`") + sched::kNodesCommand + "`) with NVIDIA GPU labels");
 }
 
 }  // namespace gf::cli

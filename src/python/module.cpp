@@ -9,7 +9,9 @@
 #include <CLI/CLI.hpp>
 
 #include <new>
+#include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/commands.hpp"
@@ -29,19 +31,24 @@ void raise_input_error(const std::string& message, const gf::SourceLocation& whe
   PyErr_SetObject(cls.ptr(), err.ptr());
 }
 
-std::string execute(const std::vector<std::string>& args) {
+// The output and what the CLI would print on stderr (its warnings), which the package turns into
+// Python warnings.
+std::pair<std::string, std::string> execute(const std::vector<std::string>& args) {
   // The model runs without the interpreter, so other Python threads run meanwhile (a sweep over a
   // thread pool); nothing below touches a Python object.
   py::gil_scoped_release release;
-  return gf::cli::execute(args);
+  std::ostringstream err;
+  std::string out = gf::cli::execute(args, err);
+  return {std::move(out), err.str()};
 }
 
 }  // namespace
 
 PYBIND11_MODULE(_gpufabric, m) {
   m.doc() = "gpufabric's C++ core; use the `gpufabric` package, not this module.";
-  m.def("execute", &execute, py::arg("args"),
-        "Runs one gpufabric command (the arguments after `gpufabric`) and returns what the CLI prints.");
+  m.def(
+      "execute", &execute, py::arg("args"),
+      "Runs one gpufabric command (the arguments after `gpufabric`); returns (stdout, stderr) as the CLI prints them.");
   m.attr("__version__") = GPUFABRIC_VERSION;
   py::register_exception_translator([](std::exception_ptr p) {
     try {
