@@ -208,7 +208,10 @@ TEST(CliCollective, NicSwapAndItsProtocols) {
     args.insert(args.end(), extra.begin(), extra.end());
     const auto r = run(args);
     EXPECT_EQ(r.code, 0) << r.err;
-    const auto row = r.out.substr(r.out.find('\n') + 1);
+    // Past the warnings and notes (comment lines) and the header: the first row.
+    std::size_t header = 0;
+    while (r.out.compare(header, 1, "#") == 0) header = r.out.find('\n', header) + 1;
+    const auto row = r.out.substr(r.out.find('\n', header) + 1);
     std::vector<std::string> cells;
     std::size_t at = 0;
     for (std::size_t comma; (comma = row.find(',', at)) != std::string::npos; at = comma + 1)

@@ -127,6 +127,9 @@ TEST(PlanBadInput, ShowOfAnIncompleteStoreSaysSoInTextJsonCsvAndHtml) {
   const auto csv = run_cli({"plan", "--db", db, "--show", "--format", "csv"});
   ASSERT_EQ(csv.code, 0) << csv.err;
   EXPECT_TRUE(has(csv.out, ",provisional,")) << csv.out;
+  // Said before the header too, as a comment line a CSV reader skips (comment='#').
+  EXPECT_TRUE(csv.out.starts_with("# warning: INCOMPLETE: ")) << csv.out;
+  EXPECT_TRUE(has(csv.out, missing)) << csv.out;
 
   const std::string html = dir.file("report.html");
   ASSERT_EQ(run_cli({"plan", "--db", db, "--show", "--report", html}).code, 0);

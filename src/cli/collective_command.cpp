@@ -210,8 +210,9 @@ std::string CollectiveOptions::run() const {
   h.notes.insert(h.notes.end(), topology.notes().begin(), topology.notes().end());
   h.notes.insert(h.notes.end(), c.notes().begin(), c.notes().end());
   h.transports = c.transport_summary();
+  h.comm = report::summarize(c);
   if (format == "json") return report::collective_json(h, rows);
-  if (format == "csv") return report::collective_csv(rows);
+  if (format == "csv") return report::collective_csv(h, rows);
   return report::collective_table(h, rows);
 }
 

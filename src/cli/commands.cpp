@@ -23,6 +23,7 @@
 #include "core/error.hpp"
 #include "core/printable.hpp"
 #include "core/yaml_fields.hpp"
+#include "report/catalog_report.hpp"
 #include "report/table.hpp"
 #include "report/topo_report.hpp"
 #include "topo/cluster_loader.hpp"
@@ -63,94 +64,8 @@ std::string presets_output(const hw::Catalog& catalog, const std::string& format
 }
 
 std::string catalog_output(const hw::Catalog& c, const std::string& format) {
-  using report::fixed;
-  using report::TextTable;
-  nlohmann::json j;
-  std::string out;
-  const auto L = TextTable::Align::left;
-  {
-    TextTable t(
-        {"gpu", "memory GB", "nvidia-smi MiB", "mem GB/s", "bf16 TFLOPS", "NVLink", "PCIe", "TDP W", "MIG", "source"},
-        {L, TextTable::Align::right, TextTable::Align::right, TextTable::Align::right, TextTable::Align::right, L, L,
-         TextTable::Align::right, L, L});
-    for (const auto& [name, g] : c.gpus()) {
-      const auto bf16 = g.tflops_dense.find("bf16");
-      std::string nv = "-";
-      if (g.nvlink)
-        nv = (g.nvlink->generation == 0 ? "xGMI" : "NVLink" + std::to_string(g.nvlink->generation)) + " x" +
-             std::to_string(g.nvlink->links);
-      const std::string mib =
-          fmt::format("{:.0f}{}", g.memory.value() / (1024.0 * 1024), g.memory_estimated ? " (est.)" : "");
-      t.add_row({name, fmt::format("{:g}", in_GB(g.nominal_memory)), mib,
-                 fmt::format("{:g}", in_GBps(g.memory_bandwidth)),
-                 bf16 == g.tflops_dense.end() ? "-" : fmt::format("{:g}", bf16->second), nv,
-                 fmt::format("Gen{} x{}", g.pcie.generation, g.pcie.lanes), fmt::format("{:g}", g.tdp.value()),
-                 g.mig_supported ? std::to_string(g.mig_max_instances) : "-", g.source});
-      j["gpus"].push_back({{"name", name},
-                           {"memory_GB", in_GB(g.nominal_memory)},
-                           {"memory_MiB", g.memory.value() / (1024.0 * 1024)},
-                           {"memory_MiB_estimate", g.memory_estimated},
-                           {"memory_MiB_source", g.memory_source},
-                           {"memory_bandwidth_GBps", in_GBps(g.memory_bandwidth)},
-                           {"tflops_dense", g.tflops_dense},
-                           {"tdp_W", g.tdp.value()},
-                           {"source", g.source}});
-    }
-    out += "GPUs:\n" + t.render(1);
-  }
-  {
-    TextTable t({"network", "family", "transport", "data Gb/s", "efficiency", "latency us", "source"},
-                {L, L, L, TextTable::Align::right, TextTable::Align::right, TextTable::Align::right, L});
-    for (const auto& [name, n] : c.networks()) {
-      t.add_row({name, n.family, n.transport, fmt::format("{:g}", in_Gbps(n.data_rate)), fixed(n.efficiency, 3),
-                 fixed(in_us(n.endpoint_latency), 2), n.source});
-      j["networks"].push_back({{"name", name},
-                               {"family", n.family},
-                               {"data_rate_Gbps", in_Gbps(n.data_rate)},
-                               {"efficiency", n.efficiency},
-                               {"source", n.source}});
-    }
-    out += "\nNetworks:\n" + t.render(1);
-  }
-  {
-    TextTable t({"link", "GB/s per lane/link", "efficiency", "source"},
-                {L, TextTable::Align::right, TextTable::Align::right, L});
-    for (const auto& [gen, p] : c.pcie_generations()) {
-      t.add_row(
-          {"PCIe Gen" + std::to_string(gen), fixed(in_GBps(p.lane_rate), 3), fixed(p.copy_efficiency, 3), p.source});
-    }
-    for (const auto& [gen, n] : c.nvlink_generations()) {
-      t.add_row({"NVLink " + std::to_string(gen), fixed(in_GBps(n.link_rate), 3), fixed(n.efficiency, 3), n.source});
-    }
-    out += "\nLinks:\n" + t.render(1);
-  }
-  {
-    TextTable t({"name", "kind", "figures", "source"}, {L, L, L, L});
-    for (const auto& [name, n] : c.nics()) {
-      t.add_row({name, "NIC",
-                 fmt::format("{:g} Gb/s, PCIe Gen{} x{}", in_Gbps(n.max_rate), n.pcie.generation, n.pcie.lanes),
-                 n.source});
-    }
-    for (const auto& [name, s] : c.switches()) {
-      t.add_row({name, "switch",
-                 fmt::format("{} x {:g} Gb/s, {:g} ns{}", s.radix, in_Gbps(s.port_rate), in_ns(s.latency),
-                             s.sharp ? fmt::format(", SHARP at {:g} of the port", s.sharp_efficiency) : ""),
-                 s.source});
-    }
-    for (const auto& [name, s] : c.storages()) {
-      t.add_row(
-          {name, s.kind, fmt::format("read {:g} GB/s, write {:g} GB/s", in_GBps(s.read), in_GBps(s.write)), s.source});
-    }
-    for (const auto& [name, cpu] : c.cpus()) {
-      t.add_row({name, "CPU",
-                 fmt::format("{} cores, {} x{} {} = {:g} GB/s", cpu.cores, cpu.memory_type, cpu.memory_channels,
-                             cpu.memory_mts, in_GBps(cpu.memory_bandwidth)),
-                 cpu.source});
-    }
-    out += "\nNICs, switches, storage, CPUs:\n" + t.render(1);
-  }
-  if (format == "json") return j.dump(2) + "\n";
-  return out;
+  const report::CatalogReport r = report::catalog_report(c);
+  return format == "json" ? r.json.dump(2) + "\n" : r.text;
 }
 
 // The topology's notes go at the end of the report's header: its first line, the line of

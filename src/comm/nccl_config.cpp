@@ -178,32 +178,35 @@ void apply_nccl_assignment(NcclConfig& cfg, const std::string& assignment, std::
   apply_nccl_variable(cfg, assignment.substr(0, eq), assignment.substr(eq + 1), {}, "--env", ignored);
 }
 
+std::vector<std::pair<std::string, std::string>> NcclConfig::variables() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  auto add = [&out](const char* name, const auto& value) { out.emplace_back(name, fmt::format("{}", value)); };
+  if (p2p_level) add("NCCL_P2P_LEVEL", to_string(*p2p_level));
+  if (net_gdr_level) add("NCCL_NET_GDR_LEVEL", to_string(*net_gdr_level));
+  if (ib_disable) add("NCCL_IB_DISABLE", 1);
+  if (shm_disable) add("NCCL_SHM_DISABLE", 1);
+  if (pxn_disable) add("NCCL_PXN_DISABLE", 1);
+  if (nvls_disable) add("NCCL_NVLS_ENABLE", 0);
+  if (collnet_enable) add("NCCL_COLLNET_ENABLE", 1);
+  if (min_channels > 0) add("NCCL_MIN_NCHANNELS", min_channels);
+  if (max_channels > 0) add("NCCL_MAX_NCHANNELS", max_channels);
+  if (buffsize > 0) add("NCCL_BUFFSIZE", static_cast<long>(buffsize));
+  if (nvls_chunksize > 0) add("NCCL_NVLS_CHUNKSIZE", static_cast<long>(nvls_chunksize));
+  if (nvls_tree_max_chunksize > 0) add("NCCL_NVLSTREE_MAX_CHUNKSIZE", static_cast<long>(nvls_tree_max_chunksize));
+  if (p2p_net_chunksize > 0) add("NCCL_P2P_NET_CHUNKSIZE", static_cast<long>(p2p_net_chunksize));
+  if (alloc_p2p_net_ll_buffers) add("NCCL_ALLOC_P2P_NET_LL_BUFFERS", 1);
+  if (net_unshared_buffers) add("NCCL_NET_SHARED_BUFFERS", 0);
+  if (socket_nthreads > 0) add("NCCL_SOCKET_NTHREADS", socket_nthreads);
+  if (nsocks_perthread > 0) add("NCCL_NSOCKS_PERTHREAD", nsocks_perthread);
+  if (ib_qps_per_connection > 0) add("NCCL_IB_QPS_PER_CONNECTION", ib_qps_per_connection);
+  if (algo) add("NCCL_ALGO", *algo);
+  if (proto) add("NCCL_PROTO", *proto);
+  return out;
+}
+
 std::vector<std::string> NcclConfig::describe() const {
   std::vector<std::string> out;
-  if (p2p_level) out.push_back(fmt::format("NCCL_P2P_LEVEL={}", to_string(*p2p_level)));
-  if (net_gdr_level) out.push_back(fmt::format("NCCL_NET_GDR_LEVEL={}", to_string(*net_gdr_level)));
-  if (ib_disable) out.emplace_back("NCCL_IB_DISABLE=1");
-  if (shm_disable) out.emplace_back("NCCL_SHM_DISABLE=1");
-  if (pxn_disable) out.emplace_back("NCCL_PXN_DISABLE=1");
-  if (nvls_disable) out.emplace_back("NCCL_NVLS_ENABLE=0");
-  if (collnet_enable) out.emplace_back("NCCL_COLLNET_ENABLE=1");
-  if (min_channels > 0) out.push_back(fmt::format("NCCL_MIN_NCHANNELS={}", min_channels));
-  if (max_channels > 0) out.push_back(fmt::format("NCCL_MAX_NCHANNELS={}", max_channels));
-  if (buffsize > 0) out.push_back(fmt::format("NCCL_BUFFSIZE={}", static_cast<long>(buffsize)));
-  if (nvls_chunksize > 0) out.push_back(fmt::format("NCCL_NVLS_CHUNKSIZE={}", static_cast<long>(nvls_chunksize)));
-  if (nvls_tree_max_chunksize > 0) {
-    out.push_back(fmt::format("NCCL_NVLSTREE_MAX_CHUNKSIZE={}", static_cast<long>(nvls_tree_max_chunksize)));
-  }
-  if (p2p_net_chunksize > 0) {
-    out.push_back(fmt::format("NCCL_P2P_NET_CHUNKSIZE={}", static_cast<long>(p2p_net_chunksize)));
-  }
-  if (alloc_p2p_net_ll_buffers) out.emplace_back("NCCL_ALLOC_P2P_NET_LL_BUFFERS=1");
-  if (net_unshared_buffers) out.emplace_back("NCCL_NET_SHARED_BUFFERS=0");
-  if (socket_nthreads > 0) out.push_back(fmt::format("NCCL_SOCKET_NTHREADS={}", socket_nthreads));
-  if (nsocks_perthread > 0) out.push_back(fmt::format("NCCL_NSOCKS_PERTHREAD={}", nsocks_perthread));
-  if (ib_qps_per_connection > 0) out.push_back(fmt::format("NCCL_IB_QPS_PER_CONNECTION={}", ib_qps_per_connection));
-  if (algo) out.push_back("NCCL_ALGO=" + *algo);
-  if (proto) out.push_back("NCCL_PROTO=" + *proto);
+  for (const auto& [name, value] : variables()) out.push_back(name + "=" + value);
   return out;
 }
 

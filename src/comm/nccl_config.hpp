@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/error.hpp"
@@ -47,7 +48,9 @@ struct NcclConfig {
   // request or for unshared connections, src/transport/net.cc).
   [[nodiscard]] bool p2p_net_ll_buffers() const { return alloc_p2p_net_ll_buffers || net_unshared_buffers; }
 
-  // The variables that were set, as NAME=VALUE, for output headers.
+  // The variables that were set (those the model reads), as (NAME, VALUE) in a fixed order.
+  [[nodiscard]] std::vector<std::pair<std::string, std::string>> variables() const;
+  // The same as NAME=VALUE, for output headers.
   [[nodiscard]] std::vector<std::string> describe() const;
 };
 

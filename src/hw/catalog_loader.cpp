@@ -135,6 +135,8 @@ NetworkTech parse_network(const Fields& f) {
   if (f.has("load_balancing"))
     n.load_balancing =
         f.choice("load_balancing", {"spread", "ecmp"}) == "ecmp" ? LoadBalancing::ecmp : LoadBalancing::spread;
+  n.load_balancing_source = f.text_or("load_balancing_source", "");
+  n.nccl_env_source = f.text_or("nccl_env_source", "");
   if (const YAML::Node env = f.node_or_null("nccl_env"); env) {
     if (!env.IsMap()) f.fail("nccl_env", "not a mapping", "NCCL variables, e.g. {NCCL_ALGO: \"Ring,Tree\"}");
     for (const auto& kv : env) {

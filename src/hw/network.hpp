@@ -25,6 +25,7 @@ struct NetworkTech {
   std::string default_switch;
   std::string default_nic;
   LoadBalancing load_balancing = LoadBalancing::spread;
+  std::string load_balancing_source;  // its citation where the file gives one beside it
   // The NCCL environment the network's vendor setup exports for every job (GCP's TCPX/TCPXO
   // profiles: NCCL_ALGO, NCCL_PROTO, NCCL_BUFFSIZE, ...): NCCL runs under it across nodes
   // unless the user sets the same variable. Values are checked where they are applied (comm).
@@ -35,6 +36,7 @@ struct NetworkTech {
     std::string field;
   };
   std::vector<EnvVariable> nccl_env;
+  std::string nccl_env_source;
   std::string source;
   std::string note;
 };

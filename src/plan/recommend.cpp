@@ -8,6 +8,7 @@
 #include <set>
 #include <string_view>
 
+#include "core/csv.hpp"
 #include "core/error.hpp"
 
 namespace gf::plan {
@@ -598,6 +599,23 @@ nlohmann::json analyse_complete(const PlanSpec& plan, const std::vector<nlohmann
   return out;
 }
 
+std::string rows_replaced_text(long n) {
+  return fmt::format("{} stored candidate{} failed {} checksum (edited after written): evaluated again and replaced", n,
+                     n == 1 ? "" : "s", n == 1 ? "its" : "their");
+}
+
+// What the text's header says beside the table, for the CSV's comment lines: an incomplete
+// search and replaced rows are warnings, the designs the plan skipped are notes.
+Messages plan_messages(const nlohmann::json& a) {
+  Messages m;
+  const auto search = a.find("search");
+  if (search != a.end() && !search->value("complete", true)) m.add_warning("INCOMPLETE: " + str(*search, "note"));
+  if (search != a.end() && search->value("rows_replaced", 0L) > 0)
+    m.add_warning(rows_replaced_text(search->value("rows_replaced", 0L)));
+  for (const auto& note : a["plan"].value("notes", std::vector<std::string>{})) m.notes.push_back("skipped " + note);
+  return m;
+}
+
 }  // namespace
 
 std::string plan_text(const nlohmann::json& a, std::size_t rows) {
@@ -615,12 +633,8 @@ std::string plan_text(const nlohmann::json& a, std::size_t rows) {
   const auto search = a.find("search");
   const bool incomplete = search != a.end() && !search->value("complete", true);
   if (incomplete) out += "# INCOMPLETE: " + str(*search, "note") + "\n";
-  if (search != a.end() && search->value("rows_replaced", 0L) > 0) {
-    const long n = search->value("rows_replaced", 0L);
-    out +=
-        fmt::format("# {} stored candidate{} failed {} checksum (edited after written): evaluated again and replaced\n",
-                    n, n == 1 ? "" : "s", n == 1 ? "its" : "their");
-  }
+  if (search != a.end() && search->value("rows_replaced", 0L) > 0)
+    out += "# " + rows_replaced_text(search->value("rows_replaced", 0L)) + "\n";
   for (const auto& w : a["workloads"]) {
     const bool serving = str(w, "kind") == "serving";
     out += fmt::format("\n== {} ({}) — {}\n", str(w, "name"), str(w, "kind"), str(w, "summary"));
@@ -665,13 +679,6 @@ std::string plan_text(const nlohmann::json& a, std::size_t rows) {
 }
 
 std::string plan_csv(const nlohmann::json& a) {
-  // Quotes a field when it holds a comma, a quote or a line break (RFC 4180).
-  auto field = [](const std::string& s) {
-    if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-    std::string q = "\"";
-    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
-  };
   const char* cols[] = {"id",
                         "workload",
                         "design",
@@ -701,7 +708,7 @@ std::string plan_csv(const nlohmann::json& a) {
                         "usd_per_mtok",
                         "ttft_ms_p",
                         "replicas"};
-  std::string out;
+  std::string out = csv_comment_lines(plan_messages(a));
   for (std::size_t i = 0; i < std::size(cols); ++i) {
     if (i) out += ',';
     out += cols[i];
@@ -718,7 +725,7 @@ std::string plan_csv(const nlohmann::json& a) {
       if (incomplete && std::string_view(cols[i]) == "chosen" && it->is_boolean() && it->get<bool>()) {
         out += "provisional";
       } else if (it->is_string()) {
-        out += field(it->get<std::string>());
+        out += csv_field(it->get<std::string>());
       } else if (it->is_boolean()) {
         out += it->get<bool>() ? "true" : "false";
       } else if (it->is_number_integer()) {

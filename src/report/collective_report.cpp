@@ -1,5 +1,7 @@
 #include "report/collective_report.hpp"
 
+#include "core/csv.hpp"
+#include "core/version.hpp"
 #include "report/generalisation_report.hpp"
 #include "report/table.hpp"
 
@@ -10,6 +12,22 @@
 #include <algorithm>
 
 namespace gf::report {
+
+double average_busbw_GBps(const std::vector<CollectiveRow>& rows) {
+  if (rows.empty()) return 0.0;
+  double sum = 0;
+  for (const auto& r : rows) sum += r.result.busbw_GBps;
+  return sum / static_cast<double>(rows.size());
+}
+
+Messages collective_messages(const CollectiveHeader& h, const std::vector<CollectiveRow>& rows) {
+  Messages m;
+  for (const auto& line : h.notes) m.add(line);
+  for (const auto& r : rows) {
+    for (const auto& w : r.result.warnings) m.add_warning(w);
+  }
+  return m;
+}
 
 std::string collective_table(const CollectiveHeader& h, const std::vector<CollectiveRow>& rows) {
   std::string out;
@@ -26,7 +44,6 @@ std::string collective_table(const CollectiveHeader& h, const std::vector<Collec
                      "time band", "warn");
   out += fmt::format("#{:>12} {:>12} {:>9} {:>7} {:>6} {:>10} {:>8} {:>8}  {:<13} {:<6} {:>4}  {}\n", "(B)",
                      "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "", "", "(rows)");
-  double bus_sum = 0;
   std::vector<std::string> warnings;
   for (const auto& r : rows) {
     // The warning column: the footnotes that apply, and what the better choice would save.
@@ -44,11 +61,9 @@ std::string collective_table(const CollectiveHeader& h, const std::vector<Collec
         r.result.channels, band::describe_short(r.band, band::Direction::same), marks);
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";
-    bus_sum += r.result.busbw_GBps;
   }
   out += fmt::format("# Out of bounds values : 0 OK\n");
-  out += fmt::format("# Avg bus bandwidth    : {:.4f} \n",
-                     rows.empty() ? 0.0 : bus_sum / static_cast<double>(rows.size()));
+  out += fmt::format("# Avg bus bandwidth    : {:.4f} \n", average_busbw_GBps(rows));
   // nccl-tests keeps microseconds in the table; the largest size's time in a unit people read.
   if (!rows.empty()) {
     out += fmt::format("# Largest size ({} B) : {}\n", static_cast<long long>(rows.back().size_bytes),
@@ -94,15 +109,25 @@ std::string collective_json(const CollectiveHeader& h, const std::vector<Collect
                                      {"saving", r.result.better->saving}};
     }
   }
-  return nlohmann::json{{"op", h.op},       {"cluster", h.cluster},       {"communicator", h.communicator},
-                        {"notes", h.notes}, {"transports", h.transports}, {"rows", arr}}
+  const Messages m = collective_messages(h, rows);
+  return nlohmann::json{{"gpufabric_version", kGpufabricVersion},
+                        {"op", h.op},
+                        {"cluster", h.cluster},
+                        {"communicator", h.communicator},
+                        {"comm", h.comm},
+                        {"engine", h.engine},
+                        {"warnings", m.warnings},
+                        {"notes", m.notes},
+                        {"transports", h.transports},
+                        {"rows", arr},
+                        {"avg_busbw_GBps", average_busbw_GBps(rows)}}
              .dump(2) +
          "\n";
 }
 
-std::string collective_csv(const std::vector<CollectiveRow>& rows) {
-  std::string out =
-      "size_bytes,count,type,redop,root,time_us,algbw_GBps,busbw_GBps,algorithm,protocol,channels,engine\n";
+std::string collective_csv(const CollectiveHeader& h, const std::vector<CollectiveRow>& rows) {
+  std::string out = csv_comment_lines(collective_messages(h, rows));
+  out += "size_bytes,count,type,redop,root,time_us,algbw_GBps,busbw_GBps,algorithm,protocol,channels,engine\n";
   for (const auto& r : rows) {
     out += fmt::format("{},{},{},{},{},{:.3f},{:.4f},{:.4f},{},{},{},{}\n", static_cast<long long>(r.size_bytes),
                        r.count, r.type, r.redop, r.root, r.result.time.value() * 1e6, r.result.algbw_GBps,

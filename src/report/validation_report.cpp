@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 
+#include "core/csv.hpp"
 #include "report/table.hpp"
 
 namespace gf::report {
@@ -14,12 +15,6 @@ namespace gf::report {
 namespace {
 std::string percent(double fraction) { return fmt::format("{:+.1f}%", 100.0 * fraction); }
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
 }  // namespace
 
 std::string validation_text(const std::vector<validate::PathResult>& results) {
@@ -80,7 +75,7 @@ std::string validation_csv(const std::vector<validate::PathResult>& results) {
       "id,preset,p2p,path,src,dst,remote_socket,type,transport,measured_GBps,predicted_GBps,error,calibration,source\n";
   for (const auto& r : results) {
     out += fmt::format("{},{},{},{},{},{},{},{},{},{:.4f},{:.4f},{:.4f},{},{}\n", csv_field(r.row.id),
-                       r.row.preset.empty() ? r.row.cluster : r.row.preset, r.row.p2p, r.row.path, r.row.src,
+                       csv_field(r.row.preset.empty() ? r.row.cluster : r.row.preset), r.row.p2p, r.row.path, r.row.src,
                        r.row.path == "gpu-gpu" ? r.row.dst : -1, r.row.remote_socket, r.route_type, r.transport,
                        r.row.measured_GBps, r.predicted_GBps, r.error, r.row.calibration, csv_field(r.row.source));
   }
@@ -207,13 +202,43 @@ std::string collectives_json(const std::vector<validate::CollectiveCheck>& check
   return nlohmann::json{{"rows", rows}, {"groups", groups}}.dump(2) + "\n";
 }
 
-std::string collectives_csv(const std::vector<validate::CollectiveCheck>& checks) {
-  std::string out = "id,cluster,nodes,ranks,op,size_bytes,metric,measured,predicted,error,algorithm,protocol,source\n";
+namespace {
+
+// The text's footnotes, for the CSV's comment lines: why rows are excluded or run on a stand-in
+// and why rows miss by more than the bound are notes; a miss nobody has explained is a warning.
+Messages collectives_messages(const std::vector<validate::CollectiveCheck>& checks) {
+  Messages m;
   for (const auto& c : checks) {
-    out += fmt::format("{},{},{},{},{},{:.0f},{},{:.4f},{:.4f},{:.4f},{},{},{}\n", csv_field(c.row.id),
-                       c.row.preset.empty() ? c.row.cluster : c.row.preset, c.row.nodes, c.row.gpus, c.row.op,
-                       c.row.size_bytes, c.metric, c.measured, c.predicted, c.error, c.algorithm, c.protocol,
-                       csv_field(c.row.source));
+    if (!c.row.excluded.empty()) m.notes.push_back("excluded " + c.row.id + ": " + c.row.excluded);
+  }
+  for (const auto& c : checks) {
+    if (!c.row.stand_in.empty()) m.notes.push_back("stand-in " + c.row.id + ": " + c.row.stand_in);
+  }
+  for (const auto& c : checks) {
+    if (!c.row.excluded.empty() || std::fabs(c.error) <= validate::kKnownMissBound) continue;
+    const std::string miss =
+        fmt::format("{} {} beyond {:.0f}%", c.row.id, percent(c.error), 100 * validate::kKnownMissBound);
+    if (c.row.known_miss.empty()) {
+      m.add_warning(miss + ": not explained");
+    } else {
+      m.notes.push_back(miss + ": " + c.row.known_miss);
+    }
+  }
+  return m;
+}
+
+}  // namespace
+
+std::string collectives_csv(const std::vector<validate::CollectiveCheck>& checks) {
+  std::string out = csv_comment_lines(collectives_messages(checks));
+  out +=
+      "id,cluster,nodes,ranks,op,size_bytes,metric,measured,predicted,error,algorithm,protocol,source,calibration,"
+      "excluded\n";
+  for (const auto& c : checks) {
+    out += fmt::format("{},{},{},{},{},{:.0f},{},{:.4f},{:.4f},{:.4f},{},{},{},{},{}\n", csv_field(c.row.id),
+                       csv_field(c.row.preset.empty() ? c.row.cluster : c.row.preset), c.row.nodes, c.row.gpus,
+                       c.row.op, c.row.size_bytes, c.metric, c.measured, c.predicted, c.error, c.algorithm, c.protocol,
+                       csv_field(c.row.source), c.row.calibration, !c.row.excluded.empty());
   }
   return out;
 }
