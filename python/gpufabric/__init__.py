@@ -263,6 +263,12 @@ def collective(
         raise InputError("collective(): sizes is empty", field="sizes", problem="empty", valid="one size or more")
     merged = runs[0]
     merged["rows"] = [row for run in runs for row in run["rows"]]
+    # As one sweep over these sizes would give them: the average over every row, and each
+    # warning once.
+    merged["avg_busbw_GBps"] = sum(r["busbw_GBps"] for r in merged["rows"]) / len(merged["rows"])
+    for key in ("warnings", "notes"):
+        if key in merged:
+            merged[key] = list(dict.fromkeys(w for run in runs for w in run.get(key, [])))
     return CollectiveResult(merged)
 
 

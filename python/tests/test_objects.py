@@ -102,3 +102,31 @@ def test_stub_names_every_public_function(root):
     assert set(gf.__all__) <= named
     for name in gf.__all__:
         assert getattr(gf, name).__doc__, f"{name} has no docstring"
+
+
+def test_import_cluster_from_an_nccl_topology_dump(root, tmp_path):
+    out = tmp_path / "mine.yaml"
+    with pytest.warns(gf.GpufabricWarning):
+        c = gf.import_cluster(root / "tests" / "data" / "import" / "azure-ndv4-topo.xml", out, gpu="a100-sxm4-80gb",
+                              nodes=2, network="ib-hdr")
+    assert out.exists()
+    assert (c.nodes, c.gpus_per_node, c.gpu, c.network) == (2, 8, "a100-sxm4-80gb", "ib-hdr")
+    r = gf.collective(c, "all_reduce", sizes=[1 << 30])
+    assert r.comm.ranks == 16 and r.rows[0]["busbw_GBps"] > 0
+
+
+def test_import_trace_then_schedule(root, tmp_path):
+    trace = tmp_path / "trace.csv"
+    summary = gf.import_file("sacct", root / "tests" / "data" / "import" / "jobs" / "sacct_fox_uio.txt", trace)
+    assert "16 GPU jobs" in summary
+    s = gf.schedule("dgx-a100", nodes=4, trace=trace, policy="first-fit")
+    assert s.to_dict()
+
+
+def test_import_error_names_the_line(root, tmp_path):
+    bad = tmp_path / "bad.xml"
+    bad.write_text('<system version="1">\n  <cpu numaid="0">\n    <pci busid="0000:01:00.0"\n</system>\n')
+    with pytest.raises(gf.InputError) as e:
+        gf.import_cluster(bad, tmp_path / "x.yaml")
+    assert e.value.file == str(bad) and e.value.line > 0
+    assert not (tmp_path / "x.yaml").exists()
