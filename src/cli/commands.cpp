@@ -6,88 +6,17 @@
 #include <algorithm>
 #include <cctype>
 #include <new>
-#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
 
-#include "cli/calibrate_command.hpp"
-#include "cli/cluster_options.hpp"
-#include "cli/collective_command.hpp"
-#include "cli/import_command.hpp"
-#include "cli/pipeline_command.hpp"
-#include "cli/plan_command.hpp"
-#include "cli/probe_command.hpp"
-#include "cli/schedule_command.hpp"
-#include "cli/serve_command.hpp"
-#include "cli/train_command.hpp"
-#include "cli/validate_command.hpp"
-#include "comm/communicator.hpp"
+#include "cli/subcommand.hpp"
 #include "core/error.hpp"
 #include "core/printable.hpp"
-#include "core/yaml_fields.hpp"
-#include "report/catalog_report.hpp"
-#include "report/table.hpp"
-#include "report/topo_report.hpp"
-#include "topo/cluster_loader.hpp"
-#include "topo/topology.hpp"
 
 namespace gf::cli {
 
 namespace {
-
-void check_format(const std::string& format, std::initializer_list<const char*> valid) {
-  for (const char* v : valid) {
-    if (format == v) return;
-  }
-  throw InputError({}, "--format", "got '" + format + "'", join(std::vector<std::string>(valid.begin(), valid.end())));
-}
-
-std::string presets_output(const hw::Catalog& catalog, const std::string& format) {
-  report::TextTable table(
-      {"preset", "GPUs", "GPU", "GPU fabric", "network", "description"},
-      {report::TextTable::Align::left, report::TextTable::Align::right, report::TextTable::Align::left,
-       report::TextTable::Align::left, report::TextTable::Align::left, report::TextTable::Align::left});
-  nlohmann::json rows = nlohmann::json::array();
-  for (const auto& name : topo::preset_names()) {
-    const auto spec = topo::load_preset(name, catalog);
-    table.add_row({name, std::to_string(spec.node.gpus), spec.node.gpu, topo::to_string(spec.node.gpu_fabric),
-                   spec.network.tech, spec.description});
-    rows.push_back({{"name", name},
-                    {"gpus_per_node", spec.node.gpus},
-                    {"gpu", spec.node.gpu},
-                    {"gpu_fabric", topo::to_string(spec.node.gpu_fabric)},
-                    {"network", spec.network.tech},
-                    {"p2p", spec.p2p},
-                    {"description", spec.description},
-                    {"source", spec.source}});
-  }
-  if (format == "json") return rows.dump(2) + "\n";
-  return table.render();
-}
-
-std::string catalog_output(const hw::Catalog& c, const std::string& format) {
-  const report::CatalogReport r = report::catalog_report(c);
-  return format == "json" ? r.json.dump(2) + "\n" : r.text;
-}
-
-// The topology's notes go at the end of the report's header: its first line, the line of
-// nodes and network, and the source line when the cluster has one.
-std::string with_notes_text(const std::string& report, const topo::ClusterSpec& spec,
-                            const std::vector<std::string>& notes) {
-  if (notes.empty()) return report;
-  std::size_t at = 0;
-  const int header_lines = spec.source.empty() ? 2 : 3;
-  for (int i = 0; i < header_lines && at != std::string::npos; ++i) {
-    at = report.find('\n', at);
-    if (at != std::string::npos) ++at;
-  }
-  if (at == std::string::npos) at = report.size();
-  return report.substr(0, at) + notes_text(notes) + report.substr(at);
-}
-
-std::string with_notes_json(const std::string& report, const std::vector<std::string>& notes) {
-  auto j = nlohmann::json::parse(report);
-  j["notes"] = notes;
-  return j.dump(2) + "\n";
-}
 
 // How messages name an option: its long name ("--db"), or a positional's in capitals ("CLUSTER").
 std::string option_name(const CLI::Option& opt) {
@@ -172,76 +101,12 @@ std::string execute(const std::vector<std::string>& args, std::ostream& err) {
   const int argc = static_cast<int>(argv_storage.size());
   const char* const* argv = argv_storage.data();
   CLI::App app{"gpufabric: model, measure and plan GPU servers and clusters along the whole data path"};
-  std::string result;
   app.require_subcommand(1);
-
-  auto* presets = app.add_subcommand("presets", "List the built-in cluster presets");
-  std::string presets_format = "table";
-  presets->add_option("--format", presets_format, "table | json");
-
-  auto* catalog_cmd = app.add_subcommand("catalog", "List the hardware catalog with each entry's source");
-  std::string catalog_format = "table";
-  std::string catalog_dir;
-  catalog_cmd->add_option("--format", catalog_format, "table | json");
-  add_catalog_option(*catalog_cmd, catalog_dir);
-
-  auto* topo_cmd = app.add_subcommand("topo", "Show a cluster's topology: connection matrix, paths, bandwidth");
-  ClusterOptions topo_opts;
-  topo_opts.add_to(*topo_cmd);
-  std::string topo_format = "table";
-  bool topo_dot = false;
-  topo_cmd->add_option("--format", topo_format, "table | json");
-  topo_cmd->add_flag("--dot", topo_dot, "Print the device graph in Graphviz DOT instead");
-
-  auto* collective_cmd =
-      app.add_subcommand("collective", "Predict an NCCL collective across sizes, as nccl-tests prints it");
-  CollectiveOptions collective_opts;
-  collective_opts.add_to(*collective_cmd);
-
-  auto* pipeline_cmd = app.add_subcommand(
-      "pipeline", "Model a node's input pipeline (storage, CPU decode, H2D, GPU) and find its bottleneck");
-  PipelineOptions pipeline_opts;
-  pipeline_opts.add_to(*pipeline_cmd);
-
-  auto* train_cmd = app.add_subcommand(
-      "train", "Model one training step: time, throughput, MFU, where the time goes, memory, scaling");
-  TrainOptions train_opts;
-  train_opts.add_to(*train_cmd);
-
-  auto* serve_cmd = app.add_subcommand(
-      "serve", "Model LLM inference serving: throughput, TTFT/TPOT percentiles, the bound; size a fleet for SLOs");
-  ServeOptions serve_opts;
-  serve_opts.add_to(*serve_cmd);
-  auto* plan_cmd = app.add_subcommand(
-      "plan",
-      "Choose the architecture: search designs and layouts for a plan's workloads and limits, and recommend one");
-  PlanOptions plan_opts;
-  plan_opts.add_to(*plan_cmd);
-
-  auto* schedule_cmd = app.add_subcommand(
-      "schedule",
-      "Place jobs on a shared cluster: replay a trace under placement policies (MIG, sharing, gangs, topology, "
-      "FGD, Tiresias), FGD's fill experiment, MIG packing, elastic serving");
-  ScheduleOptions schedule_opts;
-  schedule_opts.add_to(*schedule_cmd);
-
-  auto* probe_cmd = app.add_subcommand(
-      "probe", "Measure this machine: memory, storage, CPU decode, GPU copies, NCCL; across nodes with --mpi");
-  ProbeOptions probe_opts;
-  probe_opts.add_to(*probe_cmd);
-
-  auto* calibrate_cmd = app.add_subcommand(
-      "calibrate",
-      "Fit link and transport efficiencies to your own nccl-tests, nvbandwidth and probe measurements; write a "
-      "calibration overlay");
-  CalibrateOptions calibrate_opts;
-  calibrate_opts.add_to(*calibrate_cmd);
-
-  auto* validate_cmd = app.add_subcommand("validate", "Compare predictions with the cited public measurements");
-  ValidateOptions validate_opts;
-  validate_opts.add_to(*validate_cmd);
-
-  add_import_command(app, result, err);  // runs itself when parsed: its output goes to `result`
+  std::vector<std::pair<CLI::App*, SubcommandRun>> runs;
+  for (const Subcommand& s : subcommands()) {
+    CLI::App* sub = app.add_subcommand(s.name, s.description);
+    runs.emplace_back(sub, s.add_to(*sub, err));
+  }
 
   if (argc > 1 && argv[1][0] != '-') {
     const std::string sub = argv[1];
@@ -269,51 +134,9 @@ std::string execute(const std::vector<std::string>& args, std::ostream& err) {
     refuse_extra_arguments(*sub);
     refuse_empty_values(*sub);
   }
-  if (presets->parsed()) {
-    check_format(presets_format, {"table", "json"});
-    result = presets_output(hw::Catalog::builtin(), presets_format);
-  } else if (catalog_cmd->parsed()) {
-    check_format(catalog_format, {"table", "json"});
-    result = catalog_output(load_catalog(catalog_dir), catalog_format);
-  } else if (collective_cmd->parsed()) {
-    result = collective_opts.run();
-  } else if (calibrate_cmd->parsed()) {
-    result = calibrate_opts.run();
-  } else if (pipeline_cmd->parsed()) {
-    result = pipeline_opts.run();
-  } else if (train_cmd->parsed()) {
-    result = train_opts.run();
-  } else if (serve_cmd->parsed()) {
-    result = serve_opts.run();
-  } else if (plan_cmd->parsed()) {
-    result = plan_opts.run();
-  } else if (schedule_cmd->parsed()) {
-    result = schedule_opts.run();
-  } else if (probe_cmd->parsed()) {
-    result = probe_opts.run();
-  } else if (validate_cmd->parsed()) {
-    result = validate_opts.run();
-  } else if (topo_cmd->parsed()) {
-    check_format(topo_format, {"table", "json"});
-    const hw::Catalog catalog = topo_opts.load_catalog();
-    const topo::Topology topology(topo_opts.load_spec(catalog), catalog);
-    // The transports NCCL would pick between these GPUs and nodes, as NCCL_DEBUG=INFO names them.
-    const auto transports = comm::Communicator(topology, 0).transport_summary();
-    if (topo_dot) {
-      result = report::topo_dot(topology);
-    } else if (topo_format == "json") {
-      auto j = nlohmann::json::parse(with_notes_json(report::topo_json(topology), topology.notes()));
-      j["nccl_transports"] = transports;
-      result = j.dump(2) + "\n";
-    } else {
-      result = with_notes_text(report::topo_text(topology), topology.spec(), topology.notes());
-      result +=
-          "\nNCCL transports (as NCCL_DEBUG=INFO names them; NCCL_P2P_LEVEL and NCCL_NET_GDR_LEVEL at "
-          "their defaults):\n";
-      for (const auto& line : transports) result += "  " + line + "\n";
-    }
-  }
-  return result;
+  for (const auto& [sub, run] : runs)
+    if (sub->parsed()) return run();
+  return {};  // unreachable: require_subcommand(1) refused a command line without one
 }
 
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {

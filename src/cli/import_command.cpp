@@ -23,8 +23,7 @@ const std::vector<Importer>& importers() {
   return table;
 }
 
-void add_import_command(CLI::App& app, std::string& result, std::ostream& err) {
-  auto* cmd = app.add_subcommand("import", "Turn a file you already have into a gpufabric input (see --help)");
+SubcommandRun add_import_command(CLI::App& cmd, std::ostream& err) {
   struct State {
     ImportRun run;
     std::string output;
@@ -34,7 +33,7 @@ void add_import_command(CLI::App& app, std::string& result, std::ostream& err) {
   std::vector<std::string> names;
   for (const auto& imp : importers()) {
     names.push_back(imp.name);
-    auto* sub = cmd->add_subcommand(imp.name, imp.description);
+    auto* sub = cmd.add_subcommand(imp.name, imp.description);
     auto run = imp.add_to(*sub);
     auto output = std::make_shared<std::string>();
     sub->add_option("-o,--output", *output, "Write the result here (default: standard output)");
@@ -44,27 +43,23 @@ void add_import_command(CLI::App& app, std::string& result, std::ostream& err) {
       state->name = name;
     });
   }
-  // Runs after the importer's own callback, once the whole command line is parsed.
-  cmd->callback([cmd, state, names, &result, &err] {
-    if (!cmd->remaining().empty()) {
-      throw InputError({}, "", "stray argument '" + cmd->remaining().front() + "'",
+  return [&cmd, state, names, &err] {
+    if (!cmd.remaining().empty()) {
+      throw InputError({}, "", "stray argument '" + cmd.remaining().front() + "'",
                        "`import KIND FILE [options]`, KIND one of " + join(names));
     }
     if (!state->run) throw InputError({}, "KIND", "`import` needs an importer", join(names));
-    if (state->output.empty() && cmd->get_subcommand(state->name)->count("--output") > 0) {
+    if (state->output.empty() && cmd.get_subcommand(state->name)->count("--output") > 0) {
       throw InputError({}, "--output", "given an empty value", "a file path, or leave -o out for standard output");
     }
     if (!state->output.empty()) check_writable(state->output, "--output");
     const ImportOutput out = state->run(state->output);
     for (const auto& w : out.warnings) err << "gpufabric: warning: " << w << "\n";
-    if (state->output.empty()) {
-      result = out.text;
-    } else {
-      refuse_same_file(out.inputs, {{"--output", state->output}});
-      write_whole(state->output, out.text, "--output");
-      result = "wrote " + state->output + ": " + out.summary + "\n";
-    }
-  });
+    if (state->output.empty()) return out.text;
+    refuse_same_file(out.inputs, {{"--output", state->output}});
+    write_whole(state->output, out.text, "--output");
+    return "wrote " + state->output + ": " + out.summary + "\n";
+  };
 }
 
 }  // namespace gf::cli

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/output_files.hpp"
+#include "cli/subcommand.hpp"
 
 namespace gf::cli {
 
@@ -39,8 +40,8 @@ struct Importer {
 // The importers of the `import` command.
 const std::vector<Importer>& importers();
 
-// Adds `import` and its importers to `app`. The chosen importer runs when parsing ends: its text
-// goes to -o's file (written whole) or into `result`, its warnings to `err`.
-void add_import_command(CLI::App& app, std::string& result, std::ostream& err);
+// Adds the importers to the `import` subcommand `cmd`; its runner runs the chosen one: the text
+// goes to -o's file (written whole) or is returned, its warnings go to `err`.
+SubcommandRun add_import_command(CLI::App& cmd, std::ostream& err);
 
 }  // namespace gf::cli
