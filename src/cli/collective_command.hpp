@@ -7,6 +7,7 @@
 
 #include "cli/cluster_options.hpp"
 #include "comm/collective.hpp"
+#include "comm/collective_sweep.hpp"
 
 namespace gf::cli {
 
@@ -30,6 +31,8 @@ struct CollectiveOptions {
   std::vector<std::string> env;  // NCCL_NAME=VALUE, as the run's environment
 
   void add_to(CLI::App& app);
+  // The library's request for these flags (sizes from -b/-e/-f/-i), each flag checked.
+  [[nodiscard]] comm::CollectiveSweepRequest request() const;
   [[nodiscard]] std::string run() const;
 };
 

@@ -4,21 +4,14 @@
 #include <vector>
 
 #include "band/error_band.hpp"
+#include "comm/collective_sweep.hpp"
+#include "comm/communicator_summary.hpp"
 #include "comm/model.hpp"
 #include "core/messages.hpp"
-#include "report/communicator_summary.hpp"
 
 namespace gf::report {
 
-struct CollectiveRow {
-  double size_bytes = 0;
-  long count = 0;
-  std::string type;
-  std::string redop;
-  int root = -1;
-  comm::CollectiveResult result;
-  band::Band band;  // of the time: how measured times of held-out rows like this one fell from the model's
-};
+using CollectiveRow = comm::CollectiveSweepRow;
 
 struct CollectiveHeader {
   std::string op;
@@ -28,7 +21,7 @@ struct CollectiveHeader {
   // The NCCL environment, overrides and what they changed; a warning starts with "warning: ".
   std::vector<std::string> notes;
   std::vector<std::string> transports;  // per class of edge, as NCCL_DEBUG=INFO names them
-  CommunicatorSummary comm;
+  comm::CommunicatorSummary comm;
 };
 
 // nccl-tests' "Avg bus bandwidth": the mean busbw over the rows (0 without rows).

@@ -1,12 +1,12 @@
-#include "report/communicator_summary.hpp"
+#include "comm/communicator_summary.hpp"
 
 #include <algorithm>
 
 #include <nlohmann/json.hpp>
 
-namespace gf::report {
+namespace gf::comm {
 
-CommunicatorSummary summarize(const comm::Communicator& c) {
+CommunicatorSummary summarize(const Communicator& c) {
   const topo::Topology& t = c.topology();
   CommunicatorSummary s;
   s.description = c.describe();
@@ -57,4 +57,4 @@ void to_json(nlohmann::json& j, const CommunicatorSummary& s) {
        {"nccl_env", s.nccl_env}};
 }
 
-}  // namespace gf::report
+}  // namespace gf::comm

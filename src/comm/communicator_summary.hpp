@@ -10,7 +10,7 @@
 
 #include "comm/communicator.hpp"
 
-namespace gf::report {
+namespace gf::comm {
 
 struct CommunicatorSummary {
   std::string description;  // the one line the text header prints
@@ -34,7 +34,8 @@ struct CommunicatorSummary {
   std::map<std::string, std::string> nccl_env;
 };
 
-CommunicatorSummary summarize(const comm::Communicator& c);
+CommunicatorSummary summarize(const Communicator& c);
+// The JSON object of `collective --format json`'s "comm" (nlohmann's ADL hook: json j = s).
 void to_json(nlohmann::json& j, const CommunicatorSummary& s);
 
-}  // namespace gf::report
+}  // namespace gf::comm
