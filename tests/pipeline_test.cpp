@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
-#include "data/embedded.hpp"
+#include "data/files.hpp"
 #include "test_support.hpp"
 #include "work/pipeline.hpp"
 #include "work/what_if.hpp"
@@ -32,8 +32,7 @@ TEST(Workloads, BuiltinsLoadAndCiteEveryFigure) {
   for (const char* want : {"resnet50-imagenet", "llm-pretokenized", "video-decode", "dlrm-embeddings"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
   }
-  for (const auto& f : data::embedded_files()) {
-    if (!f.path.starts_with("data/workloads/")) continue;
+  for (const auto& f : data::files_under("data/workloads/")) {
     const auto w = parse_workload(std::string(f.text), std::string(f.path));
     EXPECT_GT(w.flops_per_sample, 0);
     const YAML::Node root = YAML::Load(std::string(f.text));

@@ -13,7 +13,7 @@
 
 #include "comm/nccl_params.hpp"
 #include "core/yaml_fields.hpp"
-#include "data/embedded.hpp"
+#include "data/files.hpp"
 #include "probe/memory_bandwidth.hpp"
 #include "probe/profile_json.hpp"
 #include "report/table.hpp"
@@ -33,9 +33,7 @@ using test::input_error;
 using test::run_cli;
 
 std::string embedded(const std::string& path) {
-  for (const auto& f : data::embedded_files()) {
-    if (f.path == path) return std::string(f.text);
-  }
+  if (const auto text = data::find(path)) return std::string(*text);
   ADD_FAILURE() << "no embedded file " << path;
   return {};
 }

@@ -6,7 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/yaml_fields.hpp"
-#include "data/embedded.hpp"
+#include "data/files.hpp"
 
 namespace gf::band {
 
@@ -94,8 +94,7 @@ BandTable parse_band_table(const std::string& text, const std::string& file) {
 
 const BandTable& BandTable::builtin() {
   static const BandTable table = [] {
-    for (const auto& f : data::embedded_files())
-      if (f.path == kFile) return parse_band_table(std::string(f.text), kFile);
+    if (const auto text = data::find(kFile)) return parse_band_table(std::string(*text), kFile);
     return BandTable({});
   }();
   return table;

@@ -102,16 +102,7 @@ topo::ClusterOverrides ClusterOptions::overrides() const {
   if (!gpu.empty()) o.gpu = gpu;
   if (!nic.empty()) o.nic = nic;
   if (!nics_per_node.empty()) o.nics_per_node = static_cast<int>(parse_whole("--nics-per-node", nics_per_node, 0, 64));
-  if (!fabric.empty()) {
-    if (fabric == "single")
-      o.fabric = topo::FabricKind::single;
-    else if (fabric == "fat-tree")
-      o.fabric = topo::FabricKind::fat_tree;
-    else if (fabric == "rail")
-      o.fabric = topo::FabricKind::rail;
-    else
-      throw InputError({}, "--fabric", "got '" + fabric + "'", "single, fat-tree, rail");
-  }
+  if (!fabric.empty()) o.fabric = parse_name_or_throw(topo::kFabricKindNames, fabric, "--fabric");
   if (!tiers.empty()) o.tiers = static_cast<int>(parse_whole("--tiers", tiers, 2, 3));
   if (!oversubscription.empty()) o.oversubscription = parse_finite("--oversubscription", oversubscription);
   if (!gpudirect.empty()) o.gpudirect = parse_on_off("--gpudirect", gpudirect);

@@ -15,21 +15,9 @@ work::PipelineOptions parse_pipeline_options(const std::string& source, const st
                                              const std::string& loader_cores, const std::string& batch, bool gds,
                                              const std::string& network_fs) {
   work::PipelineOptions o;
-  if (source == "nvme") {
-    o.source = work::DataSource::local_nvme;
-  } else if (source == "page-cache") {
-    o.source = work::DataSource::page_cache;
-  } else if (source == "network-fs") {
-    o.source = work::DataSource::network_fs;
-  } else {
-    throw InputError({}, "--source", "got '" + source + "'", "nvme, page-cache, network-fs");
-  }
-  if (decode != "cpu" && decode != "gpu") throw InputError({}, "--decode", "got '" + decode + "'", "cpu, gpu");
-  o.decode = decode == "cpu" ? work::DecodeOn::cpu : work::DecodeOn::gpu;
-  if (memory != "pinned" && memory != "pageable") {
-    throw InputError({}, "--memory", "got '" + memory + "'", "pinned, pageable");
-  }
-  o.buffers = memory == "pinned" ? work::HostBuffers::pinned : work::HostBuffers::pageable;
+  o.source = parse_name_or_throw(work::kDataSourceNames, source, "--source");
+  o.decode = parse_name_or_throw(work::kDecodeOnNames, decode, "--decode");
+  o.buffers = parse_name_or_throw(work::kHostBuffersNames, memory, "--memory");
   o.prefetch = static_cast<int>(parse_whole("--prefetch", prefetch, 0, 64));
   // Left out, --loader-cores and --batch take their defaults (0 to the model); given, they must be
   // counts, since 0 cores or 0 samples cannot run.

@@ -280,8 +280,7 @@ std::string ServeOptions::run() const {
   r.tp = parse_whole("--tp", tp, 1, 1024);
   r.pp = parse_whole("--pp", pp, 1, 1024);
   r.ep = parse_whole("--ep", ep, 1, 1024);
-  if (!work::parse_weight_format(precision, r.weights))
-    throw InputError({}, "--precision", "got '" + precision + "'", "fp16, bf16, fp8, fp4, int4");
+  r.weights = parse_name_or_throw(work::kWeightFormatNames, precision, "--precision");
   const std::string kv = kv_dtype.empty() ? (precision == "fp16" ? "fp16" : "bf16") : kv_dtype;
   if (!work::parse_weight_format(kv, r.kv) || r.kv == work::WeightFormat::fp4 || r.kv == work::WeightFormat::int4)
     throw InputError({}, "--kv-dtype", "got '" + kv + "'", "fp16, bf16, fp8");

@@ -301,10 +301,7 @@ std::string TrainOptions::run() const {
   o.layout.split.account_for_embedding = account_embedding;
   o.layout.split.account_for_loss = account_loss;
   o.layout.split.layout = pipeline_layout;
-  if (const auto x = work::moe_overlap_named(moe_overlap))
-    o.moe_overlap = *x;
-  else
-    throw InputError({}, "--moe-overlap", "got '" + moe_overlap + "'", "none, shared-expert, ep-a2a, dualpipe");
+  o.moe_overlap = parse_name_or_throw(work::kMoeOverlapNames, moe_overlap, "--moe-overlap");
   o.moe_overlap_given = given("--moe-overlap");
   check_combinations(*this, o.layout);
   o.layout.overlap_p2p_comm = overlap_p2p_comm;
@@ -318,51 +315,16 @@ std::string TrainOptions::run() const {
   // is above every published batch (LLMs: DeepSeek-V3's 15,360 sequences; vision: the 64-128k
   // image batches of the large-batch ResNet-50 runs).
   const long global = global_batch.empty() ? 0 : parse_whole("--global-batch", global_batch, 1, kMaxGlobalBatch);
-  if (recompute == "none")
-    o.memory.recompute = work::Recompute::none;
-  else if (recompute == "selective")
-    o.memory.recompute = work::Recompute::selective;
-  else if (recompute == "selective-op")
-    o.memory.recompute = work::Recompute::selective_op;
-  else if (recompute == "full")
-    o.memory.recompute = work::Recompute::full;
-  else
-    throw InputError({}, "--recompute", "got '" + recompute + "'", "none, selective, selective-op, full");
-  if (const auto a = work::attention_named(attention))
-    o.memory.attention = *a;
-  else
-    throw InputError({}, "--attention", "got '" + attention + "'", "flash, flash2, cudnn, unfused");
-  if (kernels == "fused")
-    o.memory.kernels = work::Kernels::fused;
-  else if (kernels == "eager")
-    o.memory.kernels = work::Kernels::eager;
-  else
-    throw InputError({}, "--kernels", "got '" + kernels + "'", "fused, eager");
-  if (precision == "fp32")
-    o.memory.precision = work::Precision::fp32;
-  else if (precision == "fp16")
-    o.memory.precision = work::Precision::fp16;
-  else if (precision == "bf16")
-    o.memory.precision = work::Precision::bf16;
-  else if (precision == "fp8")
-    o.memory.precision = work::Precision::fp8;
-  else
-    throw InputError({}, "--precision", "got '" + precision + "'", "fp32, fp16, bf16, fp8");
+  o.memory.recompute = parse_name_or_throw(work::kRecomputeNames, recompute, "--recompute");
+  o.memory.attention = parse_name_or_throw(work::kAttentionNames, attention, "--attention");
+  o.memory.kernels = parse_name_or_throw(work::kKernelsNames, kernels, "--kernels");
+  o.memory.precision = parse_name_or_throw(work::kPrecisionNames, precision, "--precision");
   const long z = parse_whole("--zero", zero, 0, 3);
   o.memory.sharding = z == 1   ? work::Sharding::zero1
                       : z == 2 ? work::Sharding::zero2
                       : z == 3 ? work::Sharding::zero3
                                : work::Sharding::none;
-  if (!fsdp.empty()) {
-    if (fsdp == "full")
-      o.memory.sharding = work::Sharding::fsdp_full;
-    else if (fsdp == "grad-op")
-      o.memory.sharding = work::Sharding::fsdp_grad_op;
-    else if (fsdp == "hybrid")
-      o.memory.sharding = work::Sharding::fsdp_hybrid;
-    else
-      throw InputError({}, "--fsdp", "got '" + fsdp + "'", "full, grad-op, hybrid");
-  }
+  if (!fsdp.empty()) o.memory.sharding = parse_name_or_throw(work::kFsdpNames, fsdp, "--fsdp");
   o.memory.distributed_optimizer = distributed_optimizer;
   if (overlap_param_gather && !distributed_optimizer)
     throw InputError({}, "--overlap-param-gather", "overlaps the distributed optimizer's all-gathers, and it is off",

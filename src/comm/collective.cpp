@@ -14,42 +14,15 @@ std::string lower(std::string s) {
 }
 }  // namespace
 
-const char* to_string(Op o) {
-  switch (o) {
-    case Op::all_reduce: return "all_reduce";
-    case Op::all_gather: return "all_gather";
-    case Op::reduce_scatter: return "reduce_scatter";
-    case Op::broadcast: return "broadcast";
-    case Op::reduce: return "reduce";
-    case Op::alltoall: return "alltoall";
-    case Op::sendrecv: return "sendrecv";
-  }
-  return "?";
-}
+const char* to_string(Op o) { return name_of(kOpNames, o); }
 
 const char* to_string(Algo a) { return static_cast<std::size_t>(a) < kAlgoCount ? algorithm(a).name() : "?"; }
 
-const char* to_string(Proto p) {
-  switch (p) {
-    case Proto::ll: return "LL";
-    case Proto::ll128: return "LL128";
-    case Proto::simple: return "Simple";
-  }
-  return "?";
-}
+const char* to_string(Proto p) { return name_of(kProtoNames, p); }
 
-std::vector<std::string> op_names() {
-  return {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "alltoall", "sendrecv"};
-}
+std::vector<std::string> op_names() { return names(kOpNames); }
 
-std::optional<Op> parse_op(const std::string& s) {
-  const std::string l = lower(s);
-  for (int i = 0; i <= static_cast<int>(Op::sendrecv); ++i) {
-    const auto o = static_cast<Op>(i);
-    if (l == to_string(o)) return o;
-  }
-  return std::nullopt;
-}
+std::optional<Op> parse_op(const std::string& s) { return parse_name_nocase(kOpNames, s); }
 
 std::optional<Algo> parse_algo(const std::string& s) {
   // NCCL_ALGO's spellings (CollNetChain, NVLSTree), also with '_' or '-' between the words.
@@ -62,13 +35,7 @@ std::optional<Algo> parse_algo(const std::string& s) {
   return std::nullopt;
 }
 
-std::optional<Proto> parse_proto(const std::string& s) {
-  const std::string l = lower(s);
-  if (l == "ll") return Proto::ll;
-  if (l == "ll128") return Proto::ll128;
-  if (l == "simple") return Proto::simple;
-  return std::nullopt;
-}
+std::optional<Proto> parse_proto(const std::string& s) { return parse_name_nocase(kProtoNames, s); }
 
 namespace {
 

@@ -231,14 +231,7 @@ bool proto_available(const Communicator& c, Algo a, Proto p) {
 
 }  // namespace
 
-const char* to_string(Engine e) {
-  switch (e) {
-    case Engine::automatic: return "auto";
-    case Engine::flow: return "flow";
-    case Engine::analytic: return "analytic";
-  }
-  return "?";
-}
+const char* to_string(Engine e) { return name_of(kEngineNames, e); }
 
 bool nvls_supports(const std::string& dtype, const std::string& redop) {
   // src/include/device.h, ncclNvlsSupported (NCCL 2.30): integers, half and bfloat16 with sum,

@@ -8,11 +8,14 @@
 
 #include "comm/collective.hpp"
 #include "comm/communicator.hpp"
+#include "core/enum_names.hpp"
 #include "core/units.hpp"
 
 namespace gf::comm {
 
 enum class Engine { automatic, flow, analytic };
+inline constexpr EnumNames<Engine, 3> kEngineNames{
+    {{Engine::automatic, "auto"}, {Engine::flow, "flow"}, {Engine::analytic, "analytic"}}};
 const char* to_string(Engine e);
 
 // Ranks above which the automatic choice uses the closed form.

@@ -12,24 +12,13 @@ namespace gf::comm {
 
 namespace {
 
-std::string upper(std::string s) {
-  for (auto& ch : s) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-  return s;
-}
-
 // NCCL's level names, and the old numeric form (0 LOC .. 5 SYS, ncclGetLevel's levelsOldToNew).
 std::optional<PathLevel> parse_level(const std::string& v) {
-  const std::string u = upper(v);
-  if (u == "LOC") return PathLevel::loc;
-  if (u == "NVL") return PathLevel::nvl;
-  if (u == "PIX") return PathLevel::pix;
-  if (u == "PXB") return PathLevel::pxb;
-  if (u == "PHB") return PathLevel::phb;
-  if (u == "SYS") return PathLevel::sys;
-  if (u.size() == 1 && u[0] >= '0' && u[0] <= '5') {
+  if (const auto named = parse_name_nocase(kPathLevelNames, v)) return named;
+  if (v.size() == 1 && v[0] >= '0' && v[0] <= '5') {
     const PathLevel old[] = {PathLevel::loc, PathLevel::pix, PathLevel::pxb,
                              PathLevel::phb, PathLevel::sys, PathLevel::sys};
-    return old[u[0] - '0'];
+    return old[v[0] - '0'];
   }
   return std::nullopt;
 }
@@ -51,17 +40,7 @@ bool parse_bool(const std::string& v, const SourceLocation& where, const std::st
 
 }  // namespace
 
-const char* to_string(PathLevel l) {
-  switch (l) {
-    case PathLevel::loc: return "LOC";
-    case PathLevel::nvl: return "NVL";
-    case PathLevel::pix: return "PIX";
-    case PathLevel::pxb: return "PXB";
-    case PathLevel::phb: return "PHB";
-    case PathLevel::sys: return "SYS";
-  }
-  return "?";
-}
+const char* to_string(PathLevel l) { return name_of(kPathLevelNames, l); }
 
 PathLevel level_of(topo::PathType t) {
   switch (t) {
@@ -94,7 +73,7 @@ void apply_nccl_variable(NcclConfig& cfg, const std::string& name, const std::st
     const auto l = parse_level(value);
     if (!l) {
       throw InputError(where, field, fmt::format("{}={} is not a path level", name, value),
-                       "LOC, NVL, PIX, PXB, PHB, SYS (or 0-5)");
+                       join(names(kPathLevelNames)) + " (or 0-5)");
     }
     return *l;
   };

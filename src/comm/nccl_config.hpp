@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/enum_names.hpp"
 #include "core/error.hpp"
 #include "topo/route.hpp"
 
@@ -15,6 +16,12 @@ namespace gf::comm {
 
 // NCCL's path distances, in its order (src/graph/topo.h): a transport is allowed up to a level.
 enum class PathLevel { loc = 0, nvl = 1, pix = 2, pxb = 3, phb = 4, sys = 5 };
+inline constexpr EnumNames<PathLevel, 6> kPathLevelNames{{{PathLevel::loc, "LOC"},
+                                                          {PathLevel::nvl, "NVL"},
+                                                          {PathLevel::pix, "PIX"},
+                                                          {PathLevel::pxb, "PXB"},
+                                                          {PathLevel::phb, "PHB"},
+                                                          {PathLevel::sys, "SYS"}}};
 const char* to_string(PathLevel l);
 // nvidia-smi's classes to NCCL's: NODE (across host bridges of one socket) is NCCL's PHB.
 PathLevel level_of(topo::PathType t);

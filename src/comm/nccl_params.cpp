@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "core/yaml_fields.hpp"
-#include "data/embedded.hpp"
+#include "data/files.hpp"
 
 namespace gf::comm {
 
@@ -235,9 +235,8 @@ NcclParams parse_nccl_params(const std::string& text, const std::string& file) {
 
 const NcclParams& nccl_params() {
   static const NcclParams params = [] {
-    for (const auto& f : data::embedded_files()) {
-      if (f.path == "data/comm/nccl.yaml") return parse_nccl_params(std::string(f.text), "builtin:data/comm/nccl.yaml");
-    }
+    if (const auto text = data::find("data/comm/nccl.yaml"))
+      return parse_nccl_params(std::string(*text), "builtin:data/comm/nccl.yaml");
     throw InputError({}, "", "data/comm/nccl.yaml is missing from the build");
   }();
   return params;

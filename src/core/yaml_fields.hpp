@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/enum_names.hpp"
 #include "core/error.hpp"
 
 namespace gf {
@@ -82,6 +83,14 @@ public:
   [[nodiscard]] bool flag(const char* key) const;
   [[nodiscard]] bool flag_or(const char* key, bool fallback) const;
   [[nodiscard]] std::string choice(const char* key, const std::vector<std::string>& options) const;
+  // The value `key` names in `table` (core/enum_names.hpp; aliases accepted); an unknown name fails
+  // as choice() does, listing the canonical names.
+  template <typename E, std::size_t N>
+  [[nodiscard]] E choice(const char* key, const EnumNames<E, N>& table) const {
+    if (const auto v = parse_name(table, text(key))) return *v;
+    (void)choice(key, names(table));  // throws: the text is no name of the table
+    fail(key, "no value");
+  }
   [[nodiscard]] YAML::Node node(const char* key) const;  // required
   [[nodiscard]] YAML::Node node_or_null(const char* key) const;
   [[nodiscard]] std::vector<std::string> text_list(const char* key) const;

@@ -4,7 +4,7 @@
 #include <filesystem>
 
 #include "core/yaml_fields.hpp"
-#include "data/embedded.hpp"
+#include "data/files.hpp"
 #include "hw/catalog.hpp"
 
 namespace gf::hw {
@@ -132,9 +132,7 @@ NetworkTech parse_network(const Fields& f) {
   n.endpoint_latency = microseconds(f.positive("endpoint_latency_us"));
   n.default_switch = f.text("default_switch");
   n.default_nic = f.text("default_nic");
-  if (f.has("load_balancing"))
-    n.load_balancing =
-        f.choice("load_balancing", {"spread", "ecmp"}) == "ecmp" ? LoadBalancing::ecmp : LoadBalancing::spread;
+  if (f.has("load_balancing")) n.load_balancing = f.choice("load_balancing", kLoadBalancingNames);
   n.load_balancing_source = f.text_or("load_balancing_source", "");
   n.nccl_env_source = f.text_or("nccl_env_source", "");
   if (const YAML::Node env = f.node_or_null("nccl_env"); env) {
@@ -391,11 +389,8 @@ void Catalog::load_directory(const std::string& dir) {
 
 Catalog Catalog::builtin() {
   Catalog c;
-  for (const auto& f : data::embedded_files()) {
-    if (f.path.starts_with("data/catalog/") && f.path.ends_with(".yaml")) {
-      c.load_text(std::string(f.text), "builtin:" + std::string(f.path));
-    }
-  }
+  for (const auto& f : data::files_under("data/catalog/", ".yaml"))
+    c.load_text(std::string(f.text), "builtin:" + std::string(f.path));
   c.check_references();
   return c;
 }

@@ -2,6 +2,7 @@
 #include <string>
 #include <vector>
 
+#include "core/enum_names.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
 #include "hw/pcie_link.hpp"
@@ -12,6 +13,9 @@ namespace gf::hw {
 // routing, packet spraying: the leaf's uplinks act as one bundle); `ecmp` by a static hash of
 // each flow's headers, so that flows collide on some uplinks while others idle.
 enum class LoadBalancing { spread, ecmp };
+inline constexpr EnumNames<LoadBalancing, 2> kLoadBalancingNames{
+    {{LoadBalancing::spread, "spread"}, {LoadBalancing::ecmp, "ecmp"}}};
+inline const char* to_string(LoadBalancing b) { return name_of(kLoadBalancingNames, b); }
 
 // A link technology between nodes, selectable with --network.
 struct NetworkTech {

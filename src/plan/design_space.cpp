@@ -9,15 +9,6 @@
 
 namespace gf::plan {
 
-const char* to_string_intra(topo::GpuFabric f) {
-  switch (f) {
-    case topo::GpuFabric::nvswitch: return "nvswitch";
-    case topo::GpuFabric::nvlink_mesh: return "nvlink-mesh";
-    case topo::GpuFabric::pcie: return "pcie";
-  }
-  return "pcie";
-}
-
 namespace {
 
 template <typename T>
@@ -69,7 +60,7 @@ DesignSet enumerate_designs(const PlanSpec& plan, const hw::Catalog& catalog) {
     }
     if (!ds.intra_node.empty() &&
         std::find(ds.intra_node.begin(), ds.intra_node.end(), node.gpu_fabric) == ds.intra_node.end()) {
-      out.skipped.push_back(source + ": " + to_string_intra(node.gpu_fabric) + " not in design.intra_node");
+      out.skipped.push_back(source + ": " + topo::to_string(node.gpu_fabric) + " not in design.intra_node");
       continue;
     }
     std::vector<long> per_node;
@@ -98,7 +89,7 @@ DesignSet enumerate_designs(const PlanSpec& plan, const hw::Catalog& catalog) {
                   d.trimmed = k < node.gpus && node.gpu_fabric == topo::GpuFabric::pcie;
                   d.partial = k < node.gpus && !d.trimmed;
                   d.gpu = node.gpu;
-                  d.intra_node = to_string_intra(node.gpu_fabric);
+                  d.intra_node = topo::to_string(node.gpu_fabric);
                   if (net) d.overrides.network = *net;
                   if (nics) d.overrides.nics_per_node = static_cast<int>(*nics);
                   if (gdr) d.overrides.gpudirect = *gdr;

@@ -46,6 +46,4 @@ DesignSet enumerate_designs(const PlanSpec& plan, const hw::Catalog& catalog);
 // more NIC ports than the switch tiers hold).
 std::unique_ptr<topo::Topology> build_topology(const Design& d, long nodes, const hw::Catalog& catalog);
 
-const char* to_string_intra(topo::GpuFabric f);
-
 }  // namespace gf::plan

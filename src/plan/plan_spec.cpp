@@ -10,17 +10,17 @@
 #include <type_traits>
 
 #include "core/yaml_fields.hpp"
-#include "data/embedded.hpp"
+#include "data/files.hpp"
 #include "work/model_library.hpp"
 
 namespace gf::plan {
 namespace {
 
+// The recomputation and precisions the planner searches: subsets of the tables' names (the
+// spelling of each comes from its enum's table).
 const std::vector<std::string> kRecompute{"none", "selective", "full"};
+const std::vector<std::string> kPrecision{"fp16", "bf16", "fp8"};
 const std::vector<std::string> kSharding{"none", "distributed-optimizer", "zero1", "zero2", "zero3", "fsdp"};
-const std::vector<std::string> kIntra{"nvswitch", "nvlink-mesh", "pcie"};
-const std::vector<std::string> kFabric{"single", "fat-tree", "rail"};
-const std::vector<std::string> kMoeOverlap{"none", "shared-expert", "ep-a2a", "dualpipe"};
 
 // A scalar list item as text, or an InputError at its line.
 std::string item_text(const YAML::Node& n, const std::string& file, const std::string& field) {
@@ -84,6 +84,14 @@ std::string choice(const YAML::Node& n, const std::string& file, const std::stri
   return s;
 }
 
+// A list item named in `table` (aliases accepted), or choice()'s error listing the canonical names.
+template <typename E, std::size_t N>
+E choice(const YAML::Node& n, const std::string& file, const std::string& field, const EnumNames<E, N>& table) {
+  if (const auto v = parse_name(table, item_text(n, file, field))) return *v;
+  (void)choice(n, file, field, names(table));  // throws: the text is no name of the table
+  throw std::logic_error("choice: unreachable");
+}
+
 template <typename T, typename Read>
 std::vector<T> read_list(const Fields& f, const char* key, Read read) {
   std::vector<T> out;
@@ -137,8 +145,8 @@ TrainingWorkload parse_training(const YAML::Node& n, const std::string& file, co
   }
   if (f.has("seq")) w.model.seq = f.integer("seq", 1, 1 << 22);
   if (f.has("deadline_days")) w.deadline_days = f.positive("deadline_days");
-  const std::string p = f.has("precision") ? f.choice("precision", {"fp16", "bf16", "fp8"}) : "bf16";
-  w.precision = p == "fp16" ? work::Precision::fp16 : p == "fp8" ? work::Precision::fp8 : work::Precision::bf16;
+  w.precision = f.has("precision") ? *parse_name(work::kPrecisionNames, f.choice("precision", kPrecision))
+                                   : work::Precision::bf16;
   return w;
 }
 
@@ -165,7 +173,7 @@ ServingWorkload parse_serving(const YAML::Node& n, const std::string& file, cons
   if (w.slo.percentile > 100) f.fail("slo_percentile", "above 100", "e.g. 90 or 99");
   const std::string p = f.has("precision") ? f.text("precision") : "bf16";
   if (!work::parse_weight_format(p, w.weights))
-    f.fail("precision", "unknown weight format", "fp16, bf16, fp8, fp4, int4");
+    f.fail("precision", "unknown weight format", join(names(work::kWeightFormatNames)));
   const std::string kv =
       f.has("kv_dtype") ? f.text("kv_dtype") : (w.weights == work::WeightFormat::fp8 ? "fp8" : "bf16");
   if (!work::parse_weight_format(kv, w.kv) || w.kv == work::WeightFormat::fp4 || w.kv == work::WeightFormat::int4) {
@@ -213,10 +221,7 @@ DesignSpace parse_design(const Fields& f) {
   d.gpus_per_node = read_list<long>(
       f, "gpus_per_node", [&](const YAML::Node& i, const std::string& field) { return whole(i, file, field, 1, 64); });
   d.intra_node = read_list<topo::GpuFabric>(f, "intra_node", [&](const YAML::Node& i, const std::string& field) {
-    const std::string s = choice(i, file, field, kIntra);
-    return s == "nvswitch" ? topo::GpuFabric::nvswitch
-           : s == "pcie"   ? topo::GpuFabric::pcie
-                           : topo::GpuFabric::nvlink_mesh;
+    return choice(i, file, field, topo::kGpuFabricNames);
   });
   auto flag = [&](const YAML::Node& i, const std::string& field) { return boolean(i, file, field); };
   d.p2p = read_list<bool>(f, "p2p", flag);
@@ -225,8 +230,7 @@ DesignSpace parse_design(const Fields& f) {
       f, "nics_per_node", [&](const YAML::Node& i, const std::string& field) { return whole(i, file, field, 1, 64); });
   d.gpudirect = read_list<bool>(f, "gpudirect", flag);
   d.fabrics = read_list<topo::FabricKind>(f, "fabrics", [&](const YAML::Node& i, const std::string& field) {
-    const std::string s = choice(i, file, field, kFabric);
-    return s == "single" ? topo::FabricKind::single : s == "rail" ? topo::FabricKind::rail : topo::FabricKind::fat_tree;
+    return choice(i, file, field, topo::kFabricKindNames);
   });
   d.oversubscription = read_list<double>(f, "oversubscription", [&](const YAML::Node& i, const std::string& field) {
     return real(i, file, field, 1, 64);
@@ -257,7 +261,7 @@ SearchSpace parse_search(const Fields& f, SearchSpace s) {
   }
   if (f.has("moe_overlap")) {
     s.moe_overlap = read_list<work::MoeOverlap>(f, "moe_overlap", [&](const YAML::Node& i, const std::string& field) {
-      return *work::moe_overlap_named(choice(i, file, field, kMoeOverlap));
+      return choice(i, file, field, work::kMoeOverlapNames);
     });
   }
   if (f.has("tp_comm_overlap")) {
@@ -267,8 +271,7 @@ SearchSpace parse_search(const Fields& f, SearchSpace s) {
   if (f.has("micro_batch")) s.micro_batch = read_list<long>(f, "micro_batch", pos(4096));
   if (f.has("recompute")) {
     s.recompute = read_list<work::Recompute>(f, "recompute", [&](const YAML::Node& i, const std::string& field) {
-      const std::string v = choice(i, file, field, kRecompute);
-      return v == "none" ? work::Recompute::none : v == "full" ? work::Recompute::full : work::Recompute::selective;
+      return *parse_name(work::kRecomputeNames, choice(i, file, field, kRecompute));
     });
   }
   if (f.has("sharding")) {
@@ -299,8 +302,7 @@ PlanSpec parse_plan(const std::string& text, const std::string& file) {
   p.text = text;
   p.name = f.text("name");
   p.description = f.text_or("description", "");
-  if (f.has("objective"))
-    p.objective = f.choice("objective", {"cost", "time"}) == "time" ? Objective::time : Objective::cost;
+  if (f.has("objective")) p.objective = f.choice("objective", kObjectiveNames);
   const auto workloads = as_list(f.node("workloads"), file, "workloads");
   if (workloads.empty()) f.fail("workloads", "empty", "at least one training or serving workload");
   std::vector<std::string> names;
@@ -394,20 +396,16 @@ PlanSpec load_plan_file(const std::string& path) { return parse_plan(read_text_f
 
 std::vector<std::string> builtin_plan_names() {
   std::vector<std::string> out;
-  for (const auto& f : data::embedded_files()) {
-    if (f.path.starts_with("data/plans/") && f.path.ends_with(".yaml")) {
-      std::string name(f.path.substr(11));
-      out.push_back(name.substr(0, name.size() - 5));
-    }
+  for (const auto& f : data::files_under("data/plans/", ".yaml")) {
+    std::string name(f.path.substr(11));
+    out.push_back(name.substr(0, name.size() - 5));
   }
   return out;
 }
 
 PlanSpec builtin_plan(const std::string& name) {
-  for (const auto& f : data::embedded_files()) {
-    if (f.path == "data/plans/" + name + ".yaml")
-      return parse_plan(std::string(f.text), "builtin:" + std::string(f.path));
-  }
+  const std::string path = "data/plans/" + name + ".yaml";
+  if (const auto text = data::find(path)) return parse_plan(std::string(*text), "builtin:" + path);
   throw InputError({}, "PLAN", "no built-in plan '" + name + "'", join(builtin_plan_names()));
 }
 

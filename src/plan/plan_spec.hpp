@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/enum_names.hpp"
 #include "core/error.hpp"
 #include "topo/cluster_spec.hpp"
 #include "work/inference_cost.hpp"
@@ -53,6 +54,7 @@ struct ServingWorkload {
 };
 
 enum class Objective { cost, time };
+inline constexpr EnumNames<Objective, 2> kObjectiveNames{{{Objective::cost, "cost"}, {Objective::time, "time"}}};
 enum class BudgetKind { capex, tco };
 
 struct Limits {

@@ -7,7 +7,7 @@
 #include <mutex>
 #include <thread>
 
-#include "data/embedded.hpp"
+#include "data/files.hpp"
 #include "plan/evaluate.hpp"
 #include "plan/mpi_split.hpp"
 #include "plan/results_store.hpp"
@@ -21,7 +21,7 @@ namespace gf::plan {
 std::string model_version() {
   static const std::string v = [] {
     std::string all;
-    for (const auto& f : data::embedded_files()) {
+    for (const auto& f : data::files_under("")) {
       if (f.path.starts_with("data/plans/") || f.path.starts_with("data/validation/")) continue;
       all += f.path;
       all += '\0';

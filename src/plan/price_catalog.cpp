@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "core/yaml_fields.hpp"
-#include "data/embedded.hpp"
+#include "data/files.hpp"
 
 namespace gf::plan {
 namespace {
@@ -154,10 +154,8 @@ PriceCatalog parse_prices(const std::string& text, const std::string& file) {
 }
 
 PriceCatalog builtin_prices() {
-  for (const auto& f : data::embedded_files()) {
-    if (f.path == "data/prices/prices.yaml")
-      return parse_prices(std::string(f.text), "builtin:data/prices/prices.yaml");
-  }
+  if (const auto text = data::find("data/prices/prices.yaml"))
+    return parse_prices(std::string(*text), "builtin:data/prices/prices.yaml");
   return {};
 }
 

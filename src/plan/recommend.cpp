@@ -409,7 +409,7 @@ nlohmann::json analyse_complete(const PlanSpec& plan, const std::vector<nlohmann
   out["plan"] = {{"name", plan.name},
                  {"file", plan.file},
                  {"hash", fnv1a_hex(plan.text)},
-                 {"objective", plan.objective == Objective::time ? "time" : "cost"},
+                 {"objective", name_of(kObjectiveNames, plan.objective)},
                  {"description", plan.description},
                  {"notes", skipped}};
   out["model_version"] = model_version;

@@ -86,7 +86,7 @@ std::string networks(const hw::Catalog& c, nlohmann::json& j) {
                  {"endpoint_latency_us", in_us(n.endpoint_latency)},
                  {"default_switch", n.default_switch},
                  {"default_nic", n.default_nic},
-                 {"load_balancing", n.load_balancing == hw::LoadBalancing::ecmp ? "ecmp" : "spread"},
+                 {"load_balancing", hw::to_string(n.load_balancing)},
                  {"load_balancing_source", n.load_balancing_source},
                  {"nccl_env", env},
                  {"nccl_env_source", n.nccl_env_source},

@@ -16,14 +16,7 @@
 
 namespace gf::sched {
 
-const char* to_string(HpaMetric m) {
-  switch (m) {
-    case HpaMetric::utilization: return "utilization";
-    case HpaMetric::queue: return "queue";
-    case HpaMetric::latency: return "latency";
-  }
-  return "?";
-}
+const char* to_string(HpaMetric m) { return name_of(kHpaMetricNames, m); }
 
 // ---------------------------------------------------------------------------------------------
 // The service file.
@@ -40,8 +33,8 @@ double non_negative(const Fields& f, const char* key, double fallback, double ma
 void read_replica(const Fields& f, ServiceSpec& s) {
   s.replica.tp = f.integer_or("tp", 1, 1024, 1);
   s.replica.pp = f.integer_or("pp", 1, 1024, 1);
-  const std::string p = f.has("precision") ? f.choice("precision", {"fp16", "bf16", "fp8", "fp4", "int4"}) : "bf16";
-  work::parse_weight_format(p, s.replica.weights);
+  const std::string p = f.has("precision") ? f.choice("precision", names(work::kWeightFormatNames)) : "bf16";
+  s.replica.weights = *parse_name(work::kWeightFormatNames, p);
   const std::string kv =
       f.has("kv_dtype") ? f.choice("kv_dtype", {"fp16", "bf16", "fp8"}) : (p == "fp16" ? "fp16" : "bf16");
   work::parse_weight_format(kv, s.replica.kv);
@@ -73,8 +66,7 @@ void read_cluster(const Fields& f, ServiceSpec& s) {
 
 void read_hpa(const Fields& f, ServiceSpec& s) {
   HpaSpec& h = s.hpa;
-  const std::string m = f.choice("metric", {"utilization", "queue", "latency"});
-  h.metric = m == "queue" ? HpaMetric::queue : m == "latency" ? HpaMetric::latency : HpaMetric::utilization;
+  h.metric = f.choice("metric", kHpaMetricNames);
   h.target = f.positive("target");
   if (h.metric == HpaMetric::utilization && h.target > 100) f.fail("target", "over 100%", "a utilisation % up to 100");
   if (h.target > 1e6) f.fail("target", "absurdly large", "a target a replica can reach");

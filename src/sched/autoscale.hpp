@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "core/enum_names.hpp"
 #include "core/error.hpp"
 #include "sched/load_curve.hpp"
 #include "work/inference_cost.hpp"
@@ -24,6 +25,8 @@
 namespace gf::sched {
 
 enum class HpaMetric { utilization, queue, latency };
+inline constexpr EnumNames<HpaMetric, 3> kHpaMetricNames{
+    {{HpaMetric::utilization, "utilization"}, {HpaMetric::queue, "queue"}, {HpaMetric::latency, "latency"}}};
 const char* to_string(HpaMetric m);
 
 struct HpaSpec {

@@ -1,7 +1,5 @@
 #include "sched/mig_layout.hpp"
 
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
 #include <map>
 #include <numeric>
@@ -10,40 +8,25 @@
 
 #include "core/error.hpp"
 #include "core/yaml_fields.hpp"
-#include "data/embedded.hpp"
+#include "hw/mig_data.hpp"
 
 namespace gf::sched {
 
 namespace {
 
-constexpr const char* kFile = "data/compute/mig.yaml";
-constexpr int kMemorySlices = 8;
 constexpr int kComputeSlices = 7;
 
 std::uint8_t slices(int start, int count) { return static_cast<std::uint8_t>(((1u << count) - 1u) << start); }
 
+// The placement view of hw::mig_data() (which checks that every start fits in the 8 slices).
 const std::vector<MigTable>& tables() {
   static const std::vector<MigTable> all = [] {
-    YAML::Node root;
-    for (const auto& f : data::embedded_files())
-      if (f.path == kFile) root = parse_yaml(std::string(f.text), kFile);
     std::vector<MigTable> out;
-    for (const auto& g : root["gpus"]) {
+    for (const auto& g : hw::mig_data()) {
       MigTable t;
-      t.gpu = g["gpu"].Scalar();
-      for (const auto& p : g["profiles"]) {
-        MigProfileSlots s;
-        s.name = p["name"].Scalar();
-        s.compute_slices = p["compute_slices"].as<int>();
-        s.memory_slices = p["memory_slices"].as<int>();
-        s.max_instances = p["max_instances"].as<int>();
-        s.starts = p["starts"].as<std::vector<int>>();
-        // The file is ours and embedded: a start that runs past the 8 slices is a data error.
-        for (int st : s.starts)
-          if (st < 0 || st + s.memory_slices > kMemorySlices)
-            throw std::logic_error(fmt::format("{}: {} start {} runs past slice 8", kFile, s.name, st));
-        t.profiles.push_back(std::move(s));
-      }
+      t.gpu = g.gpu;
+      for (const auto& p : g.profiles)
+        t.profiles.push_back({p.name, p.compute_slices, p.memory_slices, p.max_instances, p.starts});
       out.push_back(std::move(t));
     }
     return out;

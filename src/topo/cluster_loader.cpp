@@ -4,37 +4,17 @@
 #include <map>
 
 #include "core/yaml_fields.hpp"
-#include "data/embedded.hpp"
+#include "data/files.hpp"
 
 namespace gf::topo {
 
-const char* to_string(GpuFabric f) {
-  switch (f) {
-    case GpuFabric::nvswitch: return "nvswitch";
-    case GpuFabric::nvlink_mesh: return "nvlink-mesh";
-    case GpuFabric::pcie: return "pcie";
-  }
-  return "?";
-}
+const char* to_string(GpuFabric f) { return name_of(kGpuFabricNames, f); }
 
-const char* to_string(FabricKind f) {
-  switch (f) {
-    case FabricKind::single: return "single";
-    case FabricKind::fat_tree: return "fat-tree";
-    case FabricKind::rail: return "rail";
-  }
-  return "?";
-}
+const char* to_string(FabricKind f) { return name_of(kFabricKindNames, f); }
 
 namespace {
 
 constexpr long kMaxNodes = 1'000'000;  // the GPU-count limit is enforced when building
-
-FabricKind parse_fabric_kind(const std::string& s) {
-  if (s == "single") return FabricKind::single;
-  if (s == "fat-tree") return FabricKind::fat_tree;
-  return FabricKind::rail;
-}
 
 // The trained link of one attachment (lanes: 1, 2, 4, 8, 16, 32; generation as in the catalog).
 void parse_link_width(const Fields& f, Attachment& a) {
@@ -94,10 +74,7 @@ NodeDesign parse_node(const Fields& f, const hw::Catalog& catalog) {
   catalog.cpu(n.cpu, n.cpu_where, f.field("cpu"));
   n.sockets = static_cast<int>(f.integer_or("sockets", 1, 8, 1));
   n.host_memory = Bytes(f.physical("host_memory_GB", 1e9, physical::size));
-  const std::string fabric = f.choice("gpu_fabric", {"nvswitch", "nvlink-mesh", "pcie"});
-  n.gpu_fabric = fabric == "nvswitch"      ? GpuFabric::nvswitch
-                 : fabric == "nvlink-mesh" ? GpuFabric::nvlink_mesh
-                                           : GpuFabric::pcie;
+  n.gpu_fabric = f.choice("gpu_fabric", kGpuFabricNames);
   const auto& gpu = catalog.gpu(n.gpu);
   if (n.gpu_fabric != GpuFabric::pcie && !gpu.nvlink) {
     f.fail("gpu_fabric", "GPU '" + n.gpu + "' has no NVLink", "pcie");
@@ -178,7 +155,7 @@ NetworkDesign parse_network(const Fields& f, const hw::Catalog& catalog) {
   n.tech_where = f.where("tech");
   catalog.network(n.tech, n.tech_where, f.field("tech"));
   if (f.has("fabric")) {
-    n.fabric = parse_fabric_kind(f.choice("fabric", {"single", "fat-tree", "rail"}));
+    n.fabric = f.choice("fabric", kFabricKindNames);
     n.fabric_from = {f.where("fabric"), f.field("fabric")};
   }
   if (f.has("tiers")) {
@@ -254,21 +231,16 @@ ClusterSpec load_cluster_file(const std::string& path, const hw::Catalog& catalo
 
 std::vector<std::string> preset_names() {
   std::vector<std::string> out;
-  for (const auto& f : data::embedded_files()) {
-    if (f.path.starts_with("data/presets/") && f.path.ends_with(".yaml")) {
-      std::string name(f.path.substr(13));
-      out.push_back(name.substr(0, name.size() - 5));
-    }
+  for (const auto& f : data::files_under("data/presets/", ".yaml")) {
+    std::string name(f.path.substr(13));
+    out.push_back(name.substr(0, name.size() - 5));
   }
   return out;
 }
 
 ClusterSpec load_preset(const std::string& name, const hw::Catalog& catalog) {
-  for (const auto& f : data::embedded_files()) {
-    if (f.path == "data/presets/" + name + ".yaml") {
-      return parse_cluster(std::string(f.text), "builtin:" + std::string(f.path), catalog);
-    }
-  }
+  const std::string path = "data/presets/" + name + ".yaml";
+  if (const auto text = data::find(path)) return parse_cluster(std::string(*text), "builtin:" + path, catalog);
   const auto names = preset_names();
   const std::string hint = suggest(name, names);
   throw InputError({}, "--preset",

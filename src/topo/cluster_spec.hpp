@@ -6,13 +6,19 @@
 #include <string>
 #include <vector>
 
+#include "core/enum_names.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
 
 namespace gf::topo {
 
 enum class GpuFabric { nvswitch, nvlink_mesh, pcie };
+inline constexpr EnumNames<GpuFabric, 3> kGpuFabricNames{
+    {{GpuFabric::nvswitch, "nvswitch"}, {GpuFabric::nvlink_mesh, "nvlink-mesh"}, {GpuFabric::pcie, "pcie"}}};
+
 enum class FabricKind { single, fat_tree, rail };
+inline constexpr EnumNames<FabricKind, 3> kFabricKindNames{
+    {{FabricKind::single, "single"}, {FabricKind::fat_tree, "fat-tree"}, {FabricKind::rail, "rail"}}};
 
 const char* to_string(GpuFabric f);
 const char* to_string(FabricKind f);

@@ -5,7 +5,7 @@
 #include "comm/algorithm.hpp"
 #include "comm/model.hpp"
 #include "core/yaml_fields.hpp"
-#include "data/embedded.hpp"
+#include "data/files.hpp"
 #include "topo/cluster_loader.hpp"
 #include "topo/topology.hpp"
 #include "validate/error_classes.hpp"
@@ -134,11 +134,9 @@ std::vector<CollectiveRow> parse_collective_rows(const std::string& text, const 
 
 std::vector<CollectiveRow> builtin_collective_rows() {
   std::vector<CollectiveRow> rows;
-  for (const auto& f : data::embedded_files()) {
-    if (f.path.starts_with("data/validation/collectives") && f.path.ends_with(".yaml")) {
-      auto more = parse_collective_rows(std::string(f.text), "builtin:" + std::string(f.path));
-      rows.insert(rows.end(), more.begin(), more.end());
-    }
+  for (const auto& f : data::files_under("data/validation/collectives", ".yaml")) {
+    auto more = parse_collective_rows(std::string(f.text), "builtin:" + std::string(f.path));
+    rows.insert(rows.end(), more.begin(), more.end());
   }
   return rows;
 }

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "core/yaml_fields.hpp"
-#include "data/embedded.hpp"
+#include "data/files.hpp"
 #include "topo/cluster_loader.hpp"
 
 namespace gf::validate {
@@ -48,9 +48,7 @@ topo::ClusterSpec row_machine(const RowOrigin& row, const std::string& preset, c
   return at_row(row, [&] {
     if (cluster.empty()) return topo::load_preset(preset, catalog);
     const std::string path = "data/validation/clusters/" + cluster;
-    for (const auto& f : data::embedded_files()) {
-      if (f.path == path) return topo::parse_cluster(std::string(f.text), "builtin:" + path, catalog);
-    }
+    if (const auto text = data::find(path)) return topo::parse_cluster(std::string(*text), "builtin:" + path, catalog);
     throw row.error("cluster", "no validation cluster file '" + cluster + "'", "a file in data/validation/clusters/");
   });
 }

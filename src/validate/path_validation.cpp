@@ -4,7 +4,7 @@
 #include <map>
 
 #include "core/yaml_fields.hpp"
-#include "data/embedded.hpp"
+#include "data/files.hpp"
 #include "topo/cluster_loader.hpp"
 #include "topo/topology.hpp"
 #include "validate/machine.hpp"
@@ -49,11 +49,8 @@ std::vector<PathRow> parse_path_rows(const std::string& text, const std::string&
 }
 
 std::vector<PathRow> builtin_path_rows() {
-  for (const auto& f : data::embedded_files()) {
-    if (f.path == "data/validation/topo_paths.yaml") {
-      return parse_path_rows(std::string(f.text), "builtin:" + std::string(f.path));
-    }
-  }
+  if (const auto text = data::find("data/validation/topo_paths.yaml"))
+    return parse_path_rows(std::string(*text), "builtin:data/validation/topo_paths.yaml");
   return {};
 }
 

@@ -10,7 +10,7 @@
 
 #include "core/error.hpp"
 #include "core/yaml_fields.hpp"
-#include "data/embedded.hpp"
+#include "data/files.hpp"
 #include "topo/cluster_loader.hpp"
 #include "validate/machine.hpp"
 #include "work/model_library.hpp"
@@ -84,8 +84,7 @@ std::vector<ServingCheck> check_serving(const hw::Catalog& catalog) {
   // Every built-in file of this suite (data/validation/serving*.yaml), in the embedded order (sorted by path),
   // so that a new source can bring its rows in a file of its own.
   std::vector<ServingCheck> out;
-  for (const auto& f : data::embedded_files()) {
-    if (!f.path.starts_with(kFilePrefix) || !f.path.ends_with(".yaml")) continue;
+  for (const auto& f : data::files_under(kFilePrefix, ".yaml")) {
     auto more = check_serving(std::string(f.text), std::string(f.path), catalog);
     out.insert(out.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
   }
@@ -106,7 +105,7 @@ std::vector<ServingCheck> check_serving(const std::string& body, const std::stri
     c.calibration = r["calibration"] && r["calibration"].as<bool>(false);
     c.gpus = static_cast<long>(number(r, "gpus"));
     c.scenario = row_choice(r, file, "scenario", "offline", {"offline", "server", "concurrency"});
-    const std::string precision = row_choice(r, file, "precision", "bf16", {"fp16", "bf16", "fp8", "fp4", "int4"});
+    const std::string precision = row_choice(r, file, "precision", "bf16", names(work::kWeightFormatNames));
     // KV precision: as given; unstated, fp8 with fp8 or fp4 weights (NVIDIA's quantized
     // checkpoints carry an fp8 KV cache), else the 16-bit type. Checked before any reason to skip
     // the row, so a typo is refused in every row.

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "core/yaml_fields.hpp"
-#include "data/embedded.hpp"
+#include "data/files.hpp"
 #include "plan/plan_spec.hpp"
 #include "plan/planner.hpp"
 #include "plan/price_catalog.hpp"
@@ -64,11 +64,8 @@ std::vector<TimeToTrainRow> parse_time_to_train_rows(const std::string& text, co
 }
 
 std::vector<TimeToTrainRow> builtin_time_to_train_rows() {
-  for (const auto& f : data::embedded_files()) {
-    if (f.path == "data/validation/time_to_train.yaml") {
-      return parse_time_to_train_rows(std::string(f.text), "builtin:data/validation/time_to_train.yaml");
-    }
-  }
+  if (const auto text = data::find("data/validation/time_to_train.yaml"))
+    return parse_time_to_train_rows(std::string(*text), "builtin:data/validation/time_to_train.yaml");
   return {};
 }
 

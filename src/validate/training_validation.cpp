@@ -10,7 +10,7 @@
 
 #include "core/error.hpp"
 #include "core/yaml_fields.hpp"
-#include "data/embedded.hpp"
+#include "data/files.hpp"
 #include "topo/cluster_loader.hpp"
 #include "validate/machine.hpp"
 #include "work/model_library.hpp"
@@ -44,8 +44,7 @@ std::vector<TrainingCheck> check_training(const hw::Catalog& catalog) {
   // Every built-in file of this suite (data/validation/training*.yaml), in the embedded order (sorted by path),
   // so that a new source can bring its rows in a file of its own.
   std::vector<TrainingCheck> out;
-  for (const auto& f : data::embedded_files()) {
-    if (!f.path.starts_with(kFilePrefix) || !f.path.ends_with(".yaml")) continue;
+  for (const auto& f : data::files_under(kFilePrefix, ".yaml")) {
     auto more = check_training(std::string(f.text), std::string(f.path), catalog);
     out.insert(out.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
   }
@@ -67,10 +66,11 @@ std::vector<TrainingCheck> check_training(const std::string& text, const std::st
     c.gpu = r["gpu"] ? r["gpu"].Scalar() : "";
     c.calibration = r["calibration"] && r["calibration"].as<bool>(false);
     // The row's choices, checked before any reason to skip it, so a typo is refused in every row.
+    // (fsdp lists its names in the order the rows' error messages have always given them.)
     const std::string fsdp = row_choice(r, file, "fsdp", "", {"full", "hybrid", "grad-op"});
-    const std::string prec = row_choice(r, file, "precision", "bf16", {"fp32", "tf32", "fp16", "bf16", "fp8"});
-    const std::string rc = row_choice(r, file, "recompute", "none", {"none", "selective", "selective-op", "full"});
-    const std::string kernels = row_choice(r, file, "kernels", "fused", {"fused", "eager"});
+    const std::string prec = row_choice(r, file, "precision", "bf16", spellings(work::kPrecisionNames));
+    const std::string rc = row_choice(r, file, "recompute", "none", names(work::kRecomputeNames));
+    const std::string kernels = row_choice(r, file, "kernels", "fused", names(work::kKernelsNames));
     const std::string conv = row_choice(r, file, "flops_convention", "model", {"model", "hardware"});
     auto skip = [&](const std::string& why) {
       c.skipped = why;
@@ -141,9 +141,8 @@ std::vector<TrainingCheck> check_training(const std::string& text, const std::st
         r["account_for_loss_in_pipeline_split"] && r["account_for_loss_in_pipeline_split"].as<bool>(false);
     o.layout.split.layout = r["pipeline_layout"] ? r["pipeline_layout"].Scalar() : "";
     o.layout.split.balanced = row_choice(r, file, "pipeline_split", "megatron", {"megatron", "balanced"}) == "balanced";
-    const auto overlap = work::moe_overlap_named(
-        row_choice(r, file, "moe_overlap", "none", {"none", "shared-expert", "ep-a2a", "dualpipe"}));
-    if (overlap) o.moe_overlap = *overlap;
+    o.moe_overlap =
+        *parse_name(work::kMoeOverlapNames, row_choice(r, file, "moe_overlap", "none", names(work::kMoeOverlapNames)));
     // The gradient bucket: PyTorch DDP's 25 MiB unless the row ran Megatron-Core's DDP, whose
     // default bucket is max(40M, 1M x DP) parameters (DP counting context parallelism;
     // DistributedDataParallelConfig.bucket_size: "larger DP sizes need larger buckets to ensure
@@ -162,23 +161,15 @@ std::vector<TrainingCheck> check_training(const std::string& text, const std::st
     // cut into micro-batches of the row's micro_batch (1 where not given; torchtitan's default
     // count of micro-batches has changed between releases, so the rows state it).
     if (o.global_batch == 0 && r["local_batch"]) o.global_batch = integer(r, "local_batch", 1) * o.layout.dp;
-    o.memory.precision = prec == "fp32" || prec == "tf32" ? work::Precision::fp32
-                         : prec == "fp16"                 ? work::Precision::fp16
-                         : prec == "fp8"                  ? work::Precision::fp8
-                                                          : work::Precision::bf16;
-    o.memory.recompute = rc == "full"           ? work::Recompute::full
-                         : rc == "selective"    ? work::Recompute::selective
-                         : rc == "selective-op" ? work::Recompute::selective_op
-                                                : work::Recompute::none;
+    o.memory.precision = *parse_name(work::kPrecisionNames, prec);
+    o.memory.recompute = *parse_name(work::kRecomputeNames, rc);
     // Sharding as the row gives it: FSDP's strategy, or a ZeRO stage.
     const long zero = integer(r, "zero", 0);
-    o.memory.sharding = fsdp == "full"      ? work::Sharding::fsdp_full
-                        : fsdp == "hybrid"  ? work::Sharding::fsdp_hybrid
-                        : fsdp == "grad-op" ? work::Sharding::fsdp_grad_op
-                        : zero == 1         ? work::Sharding::zero1
-                        : zero == 2         ? work::Sharding::zero2
-                        : zero == 3         ? work::Sharding::zero3
-                                            : work::Sharding::none;
+    o.memory.sharding = !fsdp.empty() ? *parse_name(work::kFsdpNames, fsdp)
+                        : zero == 1   ? work::Sharding::zero1
+                        : zero == 2   ? work::Sharding::zero2
+                        : zero == 3   ? work::Sharding::zero3
+                                      : work::Sharding::none;
     o.memory.distributed_optimizer = r["distributed_optimizer"] && r["distributed_optimizer"].as<bool>(false);
     o.memory.overlap_param_gather =
         o.memory.distributed_optimizer && r["overlap_param_gather"] && r["overlap_param_gather"].as<bool>(false);
@@ -203,13 +194,13 @@ std::vector<TrainingCheck> check_training(const std::string& text, const std::st
     // under Transformer Engine on Hopper, FlashAttention-2, or the scores through HBM before
     // FlashAttention, 2022).
     const std::string attention = r["attention"] ? r["attention"].Scalar() : "flash";
-    const auto kernel = work::attention_named(attention);
+    const auto kernel = parse_name(work::kAttentionNames, attention);
     if (!kernel)
       throw InputError(location_of(r["attention"], file), "attention", "unknown kernel '" + attention + "'",
-                       "flash, flash2, cudnn, unfused");
+                       join(names(work::kAttentionNames)));
     o.memory.attention = *kernel;
     // Element-wise kernels: fused unless the row ran PyTorch eager (no torch.compile).
-    o.memory.kernels = kernels == "eager" ? work::Kernels::eager : work::Kernels::fused;
+    o.memory.kernels = *parse_name(work::kKernelsNames, kernels);
     try {
       auto spec = cluster.empty() ? topo::load_preset(preset->second, catalog)
                                   : row_machine(RowOrigin::of(r, file, "rows"), "", cluster, catalog);

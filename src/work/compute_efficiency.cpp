@@ -9,7 +9,7 @@
 
 #include "core/error.hpp"
 #include "core/yaml_fields.hpp"
-#include "data/embedded.hpp"
+#include "data/files.hpp"
 
 namespace gf::work {
 
@@ -305,11 +305,7 @@ ComputeEfficiency ComputeEfficiency::parse(const std::string& text, const std::s
 }
 
 const ComputeEfficiency& ComputeEfficiency::builtin() {
-  static const ComputeEfficiency e = [] {
-    for (const auto& f : data::embedded_files())
-      if (f.path == kFile) return parse(std::string(f.text), kFile);
-    throw std::logic_error("data/compute/efficiency.yaml is not embedded");
-  }();
+  static const ComputeEfficiency e = parse(std::string(data::file(kFile)), kFile);
   return e;
 }
 

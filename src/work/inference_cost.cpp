@@ -13,24 +13,12 @@
 
 namespace gf::work {
 
-const char* to_string(WeightFormat f) {
-  switch (f) {
-    case WeightFormat::fp16: return "fp16";
-    case WeightFormat::bf16: return "bf16";
-    case WeightFormat::fp8: return "fp8";
-    case WeightFormat::fp4: return "fp4";
-    case WeightFormat::int4: return "int4";
-  }
-  return "?";
-}
+const char* to_string(WeightFormat f) { return name_of(kWeightFormatNames, f); }
 
 bool parse_weight_format(const std::string& s, WeightFormat& out) {
-  for (auto f : {WeightFormat::fp16, WeightFormat::bf16, WeightFormat::fp8, WeightFormat::fp4, WeightFormat::int4})
-    if (s == to_string(f)) {
-      out = f;
-      return true;
-    }
-  return false;
+  const auto f = parse_name(kWeightFormatNames, s);
+  if (f) out = *f;
+  return f.has_value();
 }
 
 double weight_bytes(WeightFormat f) {

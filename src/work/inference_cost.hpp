@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/enum_names.hpp"
 #include "work/compute_efficiency.hpp"
 #include "work/model_spec.hpp"
 #include "work/token_table.hpp"
@@ -23,8 +24,13 @@ namespace gf::work {
 // How weights (and the KV cache) are stored: the bytes per value and the tensor-core rate the
 // GEMMs run at.
 enum class WeightFormat { fp16, bf16, fp8, fp4, int4 };
+inline constexpr EnumNames<WeightFormat, 5> kWeightFormatNames{{{WeightFormat::fp16, "fp16"},
+                                                                {WeightFormat::bf16, "bf16"},
+                                                                {WeightFormat::fp8, "fp8"},
+                                                                {WeightFormat::fp4, "fp4"},
+                                                                {WeightFormat::int4, "int4"}}};
 const char* to_string(WeightFormat f);
-// Parses "fp16", "bf16", "fp8", "fp4", "int4"; nullopt otherwise.
+// Parses a name of kWeightFormatNames into `out`; false (and `out` untouched) otherwise.
 bool parse_weight_format(const std::string& s, WeightFormat& out);
 // Bytes per stored weight, scales included: NVFP4 stores one fp8 scale per 16 values, int4 (AWQ,
 // GPTQ) one fp16 scale per group of 128.

@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "core/yaml_fields.hpp"
-#include "data/embedded.hpp"
+#include "data/files.hpp"
 
 namespace gf::work {
 
@@ -94,20 +94,16 @@ InputWorkload parse_workload(const std::string& text, const std::string& file) {
 
 std::vector<std::string> builtin_workloads() {
   std::vector<std::string> out;
-  for (const auto& f : data::embedded_files()) {
-    if (f.path.starts_with(kDir) && f.path.ends_with(".yaml")) {
-      std::string name(f.path.substr(kDir.size()));
-      out.push_back(name.substr(0, name.size() - 5));
-    }
+  for (const auto& f : data::files_under(kDir, ".yaml")) {
+    std::string name(f.path.substr(kDir.size()));
+    out.push_back(name.substr(0, name.size() - 5));
   }
   return out;
 }
 
 InputWorkload load_workload(const std::string& name_or_path, const std::string& field) {
   const std::string wanted = std::string(kDir) + name_or_path + ".yaml";
-  for (const auto& f : data::embedded_files()) {
-    if (f.path == wanted) return parse_workload(std::string(f.text), "builtin:" + std::string(f.path));
-  }
+  if (const auto text = data::find(wanted)) return parse_workload(std::string(*text), "builtin:" + wanted);
   const bool looks_like_path =
       name_or_path.find('/') != std::string::npos || name_or_path.ends_with(".yaml") || name_or_path.ends_with(".yml");
   std::error_code ec;  // a name too long for the file system is simply not a file here

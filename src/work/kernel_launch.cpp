@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "core/yaml_fields.hpp"
-#include "data/embedded.hpp"
+#include "data/files.hpp"
 
 namespace gf::work {
 
@@ -50,11 +50,7 @@ KernelLaunch KernelLaunch::parse(const std::string& text, const std::string& fil
 }
 
 const KernelLaunch& KernelLaunch::builtin() {
-  static const KernelLaunch k = [] {
-    for (const auto& f : data::embedded_files())
-      if (f.path == kLaunchFile) return parse(std::string(f.text), kLaunchFile);
-    throw std::logic_error("data/compute/kernel_launch.yaml is not embedded");
-  }();
+  static const KernelLaunch k = parse(std::string(data::file(kLaunchFile)), kLaunchFile);
   return k;
 }
 

@@ -1,12 +1,10 @@
 #include "work/mig_profile.hpp"
 
-#include <yaml-cpp/yaml.h>
-
 #include <fmt/format.h>
 
 #include "core/error.hpp"
 #include "core/yaml_fields.hpp"
-#include "data/embedded.hpp"
+#include "hw/mig_data.hpp"
 
 namespace gf::work {
 
@@ -19,27 +17,20 @@ struct GpuProfiles {
   std::vector<MigProfile> profiles;  // in the file's order
 };
 
-// mig.yaml read once into plain structs. The planner's threads look profiles up at the same time,
-// and yaml-cpp's nodes are not safe to read concurrently (a lookup may build and cache entries
-// inside the node), so no YAML::Node outlives this function.
+// The step models' view of hw::mig_data(): fractions and bytes instead of slices and GiB.
 std::vector<GpuProfiles> load() {
-  std::string text;
-  for (const auto& f : data::embedded_files())
-    if (f.path == kFile) text = std::string(f.text);
-  if (text.empty()) throw std::logic_error(std::string(kFile) + " is not embedded");
-  const YAML::Node root = parse_yaml(text, kFile);
   std::vector<GpuProfiles> all;
-  for (const auto& g : root["gpus"]) {
-    GpuProfiles gp{g["gpu"].Scalar(), {}};
-    for (const auto& p : g["profiles"]) {
+  for (const auto& g : hw::mig_data()) {
+    GpuProfiles gp{g.gpu, {}};
+    for (const auto& p : g.profiles) {
       MigProfile m;
-      m.name = p["name"].Scalar();
-      m.compute_fraction = p["compute_fraction"].as<double>();
-      m.memory_fraction = p["memory_slices"].as<double>() / 8.0;
-      m.sms = p["sm_count"].as<int>();
-      m.memory_bytes = p["lgip_mem_GiB"].as<double>() * 1024 * 1024 * 1024;
-      m.estimated = p["lgip_estimate"] && p["lgip_estimate"].as<bool>();
-      m.max_instances = p["max_instances"].as<int>();
+      m.name = p.name;
+      m.compute_fraction = p.compute_fraction;
+      m.memory_fraction = static_cast<double>(p.memory_slices) / 8.0;
+      m.sms = p.sm_count;
+      m.memory_bytes = p.lgip_mem_GiB * 1024 * 1024 * 1024;
+      m.estimated = p.lgip_estimate;
+      m.max_instances = p.max_instances;
       gp.profiles.push_back(std::move(m));
     }
     all.push_back(std::move(gp));

@@ -7,7 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/yaml_fields.hpp"
-#include "data/embedded.hpp"
+#include "data/files.hpp"
 
 namespace gf::work {
 
@@ -72,8 +72,7 @@ ModelSpec read(const YAML::Node& root, const std::string& file) {
                   "global_batch_source"});
   ModelSpec m;
   m.name = f.text("name");
-  const std::string kind = f.choice("kind", {"decoder", "encoder", "generic"});
-  m.kind = kind == "decoder" ? ModelKind::decoder : kind == "encoder" ? ModelKind::encoder : ModelKind::generic;
+  m.kind = f.choice("kind", kModelKindNames);
   m.source = f.text("source");
   m.published_params = f.positive("params_total");
   if (f.has("params_total_exact")) m.published_params = f.positive("params_total_exact");
@@ -160,8 +159,7 @@ ModelSpec model_from_file(const std::string& path) { return parse_model(read_tex
 
 std::vector<LibraryEntry> model_library() {
   std::vector<LibraryEntry> out;
-  for (const auto& f : data::embedded_files()) {
-    if (!f.path.starts_with(kDir) || !f.path.ends_with(".yaml")) continue;
+  for (const auto& f : data::files_under(kDir, ".yaml")) {
     const std::string file(f.path);
     const YAML::Node root = parse_yaml(std::string(f.text), file);
     const ModelSpec m = read(root, file);
@@ -174,8 +172,7 @@ std::vector<LibraryEntry> model_library() {
 
 ModelSpec library_model(const std::string& name, const std::string& flag) {
   const std::string path = std::string(kDir) + name + ".yaml";
-  for (const auto& f : data::embedded_files())
-    if (f.path == path) return parse_model(std::string(f.text), path);
+  if (const auto text = data::find(path)) return parse_model(std::string(*text), path);
   std::string names;
   for (const auto& e : model_library()) names += (names.empty() ? "" : ", ") + e.name;
   throw InputError({}, flag, "unknown model '" + name + "'", names + " (gpufabric train --list)");

@@ -4,24 +4,9 @@
 
 namespace gf::work {
 
-const char* to_string(ModelKind k) {
-  switch (k) {
-    case ModelKind::decoder: return "decoder";
-    case ModelKind::encoder: return "encoder";
-    case ModelKind::generic: return "generic";
-  }
-  return "?";
-}
+const char* to_string(ModelKind k) { return name_of(kModelKindNames, k); }
 
-const char* to_string(Recompute r) {
-  switch (r) {
-    case Recompute::none: return "none";
-    case Recompute::selective: return "selective";
-    case Recompute::selective_op: return "selective-op";
-    case Recompute::full: return "full";
-  }
-  return "?";
-}
+const char* to_string(Recompute r) { return name_of(kRecomputeNames, r); }
 
 namespace {
 

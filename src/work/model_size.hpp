@@ -8,6 +8,7 @@
 // recomputation. Hardware FLOPs (what HFU divides by) add the forward passes recomputation runs
 // again (Megatron-LM, Narayanan et al. SC'21, Eq. 3 with full recomputation: four forward
 // passes' worth instead of three).
+#include "core/enum_names.hpp"
 #include "work/model_spec.hpp"
 
 namespace gf::work {
@@ -28,6 +29,10 @@ ParameterCount count_parameters(const ModelSpec& m);
 // 2022); torchtitan's per-operator selective (element-wise kernels and every other matmul);
 // full (the whole layer).
 enum class Recompute { none, selective, selective_op, full };
+inline constexpr EnumNames<Recompute, 4> kRecomputeNames{{{Recompute::none, "none"},
+                                                          {Recompute::selective, "selective"},
+                                                          {Recompute::selective_op, "selective-op"},
+                                                          {Recompute::full, "full"}}};
 const char* to_string(Recompute r);
 
 struct TokenFlops {

@@ -5,9 +5,13 @@
 #include <optional>
 #include <string>
 
+#include "core/enum_names.hpp"
+
 namespace gf::work {
 
 enum class ModelKind { decoder, encoder, generic };
+inline constexpr EnumNames<ModelKind, 3> kModelKindNames{
+    {{ModelKind::decoder, "decoder"}, {ModelKind::encoder, "encoder"}, {ModelKind::generic, "generic"}}};
 const char* to_string(ModelKind k);
 
 // Mixture of experts: `experts` routed experts of `expert_ffn` width, `top_k` of them per token,

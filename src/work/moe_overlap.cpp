@@ -4,21 +4,7 @@
 
 namespace gf::work {
 
-const char* to_string(MoeOverlap o) {
-  switch (o) {
-    case MoeOverlap::none: return "none";
-    case MoeOverlap::shared_expert: return "shared-expert";
-    case MoeOverlap::ep_a2a: return "ep-a2a";
-    case MoeOverlap::dualpipe: return "dualpipe";
-  }
-  return "?";
-}
-
-std::optional<MoeOverlap> moe_overlap_named(const std::string& name) {
-  for (const auto o : {MoeOverlap::none, MoeOverlap::shared_expert, MoeOverlap::ep_a2a, MoeOverlap::dualpipe})
-    if (name == to_string(o)) return o;
-  return std::nullopt;
-}
+const char* to_string(MoeOverlap o) { return name_of(kMoeOverlapNames, o); }
 
 MoeExposure exposed_all_to_all(MoeOverlap o, const MoePass& forward, const MoePass& backward, double paired,
                                double sm_share) {

@@ -19,11 +19,19 @@
 #include <optional>
 #include <string>
 
+#include "core/enum_names.hpp"
+
 namespace gf::work {
 
 enum class MoeOverlap { none, shared_expert, ep_a2a, dualpipe };
+inline constexpr EnumNames<MoeOverlap, 4> kMoeOverlapNames{{{MoeOverlap::none, "none"},
+                                                            {MoeOverlap::shared_expert, "shared-expert"},
+                                                            {MoeOverlap::ep_a2a, "ep-a2a"},
+                                                            {MoeOverlap::dualpipe, "dualpipe"}}};
 const char* to_string(MoeOverlap o);
-std::optional<MoeOverlap> moe_overlap_named(const std::string& name);
+inline std::optional<MoeOverlap> moe_overlap_named(const std::string& name) {
+  return parse_name(kMoeOverlapNames, name);
+}
 
 // One MoE layer in one pass (forward or backward) of one micro-batch.
 struct MoePass {

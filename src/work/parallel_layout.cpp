@@ -7,16 +7,7 @@
 
 namespace gf::work {
 
-const char* to_string(Axis a) {
-  switch (a) {
-    case Axis::tp: return "tp";
-    case Axis::cp: return "cp";
-    case Axis::ep: return "ep";
-    case Axis::dp: return "dp";
-    case Axis::pp: return "pp";
-  }
-  return "?";
-}
+const char* to_string(Axis a) { return name_of(kAxisNames, a); }
 
 RankOrder parse_rank_order(const std::string& text, const std::string& flag) {
   RankOrder out;
@@ -25,19 +16,11 @@ RankOrder parse_rank_order(const std::string& text, const std::string& flag) {
   while (start <= text.size()) {
     const std::size_t dash = std::min(text.find('-', start), text.size());
     const std::string name = text.substr(start, dash - start);
-    Axis a{};
-    if (name == "tp")
-      a = Axis::tp;
-    else if (name == "cp")
-      a = Axis::cp;
-    else if (name == "ep")
-      a = Axis::ep;
-    else if (name == "dp")
-      a = Axis::dp;
-    else if (name == "pp")
-      a = Axis::pp;
-    else
-      throw InputError({}, flag, "unknown axis '" + name + "' in '" + text + "'", "tp, cp, ep, dp, pp joined by '-'");
+    const auto parsed = parse_name(kAxisNames, name);
+    if (!parsed)
+      throw InputError({}, flag, "unknown axis '" + name + "' in '" + text + "'",
+                       join(names(kAxisNames)) + " joined by '-'");
+    const Axis a = *parsed;
     if (std::find(out.inner_to_outer.begin(), out.inner_to_outer.end(), a) != out.inner_to_outer.end())
       throw InputError({}, flag, "axis '" + name + "' given twice in '" + text + "'", "each axis once");
     out.inner_to_outer.push_back(a);

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "core/enum_names.hpp"
+
 namespace gf::work {
 
 struct ParallelLayout {
@@ -40,6 +42,8 @@ struct ParallelLayout {
 void check_expert_grid(const ParallelLayout& l, long experts);
 
 enum class Axis { tp, cp, ep, dp, pp };
+inline constexpr EnumNames<Axis, 5> kAxisNames{
+    {{Axis::tp, "tp"}, {Axis::cp, "cp"}, {Axis::ep, "ep"}, {Axis::dp, "dp"}, {Axis::pp, "pp"}}};
 const char* to_string(Axis a);
 
 // The order ranks are numbered in, innermost first. Megatron's default is tp-cp-ep-dp-pp:

@@ -22,16 +22,9 @@
 
 namespace gf::work {
 
-const char* to_string(DataSource s) {
-  switch (s) {
-    case DataSource::local_nvme: return "nvme";
-    case DataSource::page_cache: return "page-cache";
-    case DataSource::network_fs: return "network-fs";
-  }
-  return "?";
-}
-const char* to_string(DecodeOn d) { return d == DecodeOn::cpu ? "cpu" : "gpu"; }
-const char* to_string(HostBuffers b) { return b == HostBuffers::pinned ? "pinned" : "pageable"; }
+const char* to_string(DataSource s) { return name_of(kDataSourceNames, s); }
+const char* to_string(DecodeOn d) { return name_of(kDecodeOnNames, d); }
+const char* to_string(HostBuffers b) { return name_of(kHostBuffersNames, b); }
 
 const StageResult* PipelineResult::stage(const std::string& name) const {
   for (const auto& s : stages) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/enum_names.hpp"
 #include "hw/catalog.hpp"
 #include "topo/topology.hpp"
 #include "work/input_workload.hpp"
@@ -15,8 +16,13 @@
 namespace gf::work {
 
 enum class DataSource { local_nvme, page_cache, network_fs };
+inline constexpr EnumNames<DataSource, 3> kDataSourceNames{
+    {{DataSource::local_nvme, "nvme"}, {DataSource::page_cache, "page-cache"}, {DataSource::network_fs, "network-fs"}}};
 enum class DecodeOn { cpu, gpu };
+inline constexpr EnumNames<DecodeOn, 2> kDecodeOnNames{{{DecodeOn::cpu, "cpu"}, {DecodeOn::gpu, "gpu"}}};
 enum class HostBuffers { pinned, pageable };
+inline constexpr EnumNames<HostBuffers, 2> kHostBuffersNames{
+    {{HostBuffers::pinned, "pinned"}, {HostBuffers::pageable, "pageable"}}};
 
 const char* to_string(DataSource s);
 const char* to_string(DecodeOn d);

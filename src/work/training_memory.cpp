@@ -8,25 +8,9 @@
 
 namespace gf::work {
 
-const char* to_string(Kernels k) { return k == Kernels::eager ? "eager" : "fused"; }
+const char* to_string(Kernels k) { return name_of(kKernelsNames, k); }
 
-std::optional<Attention> attention_named(const std::string& name) {
-  if (name == "flash") return Attention::flash;
-  if (name == "flash2") return Attention::flash2;
-  if (name == "cudnn") return Attention::cudnn;
-  if (name == "unfused") return Attention::unfused;
-  return std::nullopt;
-}
-
-const char* to_string(Precision p) {
-  switch (p) {
-    case Precision::fp32: return "fp32";
-    case Precision::fp16: return "fp16";
-    case Precision::bf16: return "bf16";
-    case Precision::fp8: return "fp8";
-  }
-  return "?";
-}
+const char* to_string(Precision p) { return name_of(kPrecisionNames, p); }
 
 const char* to_string(Sharding s) {
   switch (s) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/enum_names.hpp"
 #include "work/model_size.hpp"
 #include "work/nccl_buffers.hpp"
 #include "work/parallel_layout.hpp"
@@ -14,24 +15,36 @@
 namespace gf::work {
 
 enum class Precision { fp32, fp16, bf16, fp8 };
+// tf32: an fp32 run on tensor cores (what the validation rows of such runs say), modelled as fp32.
+inline constexpr EnumNames<Precision, 5> kPrecisionNames{{{Precision::fp32, "fp32"},
+                                                          {Precision::fp32, "tf32", true},
+                                                          {Precision::fp16, "fp16"},
+                                                          {Precision::bf16, "bf16"},
+                                                          {Precision::fp8, "fp8"}}};
 const char* to_string(Precision p);
 
 // Optimizer-state sharding: DeepSpeed ZeRO stages, PyTorch FSDP's strategies.
 enum class Sharding { none, zero1, zero2, zero3, fsdp_full, fsdp_grad_op, fsdp_hybrid };
-const char* to_string(Sharding s);
+const char* to_string(Sharding s);  // as the reports print it: "zero-2", "fsdp full"
+// FSDP's sharding strategies by the names `--fsdp` and the validation rows use.
+inline constexpr EnumNames<Sharding, 3> kFsdpNames{
+    {{Sharding::fsdp_full, "full"}, {Sharding::fsdp_grad_op, "grad-op"}, {Sharding::fsdp_hybrid, "hybrid"}}};
 
 // The attention kernels: FlashAttention (the best published for the GPU: FlashAttention-3 on
 // Hopper), FlashAttention-2 (PyTorch's scaled_dot_product_attention, the flash-attn 2 package),
 // cuDNN's fused attention (Transformer Engine's FusedAttention backend, which it prefers on
 // Hopper), or unfused (scores written to HBM and streamed by softmax and dropout kernels).
 enum class Attention { flash, flash2, cudnn, unfused };
-// By the names the command line and the validation files use (flash, flash2, cudnn, unfused);
-// nothing for any other name.
-std::optional<Attention> attention_named(const std::string& name);
+inline constexpr EnumNames<Attention, 4> kAttentionNames{{{Attention::flash, "flash"},
+                                                          {Attention::flash2, "flash2"},
+                                                          {Attention::cudnn, "cudnn"},
+                                                          {Attention::unfused, "unfused"}}};
+inline std::optional<Attention> attention_named(const std::string& name) { return parse_name(kAttentionNames, name); }
 
 // How the element-wise kernels between GEMMs run (work/pointwise_traffic.hpp): fused (Megatron
 // with Transformer Engine or Apex, torch.compile) or eager (one kernel per PyTorch operator).
 enum class Kernels { fused, eager };
+inline constexpr EnumNames<Kernels, 2> kKernelsNames{{{Kernels::fused, "fused"}, {Kernels::eager, "eager"}}};
 const char* to_string(Kernels k);
 
 struct MemoryOptions {

@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "core/yaml_fields.hpp"
-#include "data/embedded.hpp"
+#include "data/files.hpp"
 #include "topo/cluster_loader.hpp"
 
 namespace gf::topo::import {
@@ -13,9 +13,7 @@ namespace {
 constexpr const char* kFile = "data/import/identify.yaml";
 
 std::string embedded_text() {
-  for (const auto& f : data::embedded_files()) {
-    if (f.path == kFile) return std::string(f.text);
-  }
+  if (const auto text = data::find(kFile)) return std::string(*text);
   throw InputError({kFile, 0, 0}, "", "the importers' identification table is not built in");
 }
 
