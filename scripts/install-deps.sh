@@ -10,6 +10,7 @@ packages=(cmake ninja-build g++ pkg-config libcli11-dev libyaml-cpp-dev nlohmann
           python3  # scripts/readme_outputs.py: the README's outputs (test readme_outputs, `make readme`)
           python3-dev pybind11-dev python3-setuptools  # the Python module (`import gpufabric`), setup.py
           python3-pytest python3-pandas python3-matplotlib  # its tests and the example sweep (examples/)
+          python3-pip  # `pip install --no-build-isolation .` (README, Python)
           clang libclang-rt-dev llvm)  # clang + libFuzzer + llvm-symbolizer: `make fuzz`
 optional=(chromium)  # headless, to render the plan's HTML report in a test
 missing_of() {

@@ -286,6 +286,22 @@ struct ParsedCsv {
   return ::testing::AssertionSuccess();
 }
 
+TEST(CsvOutput, ScheduleCarriesTheClustersNotesAsCommentLines) {
+  // An oversubscribed fat-tree: the topology notes which tiers it chose; the CSV must say so too.
+  const auto csv =
+      run_cli({"schedule", "--trace", std::string(GPUFABRIC_SOURCE_DIR) + "/data/traces/examples/training-mix.csv",
+               "--preset", "dgx-h100", "--nodes", "24", "--fabric", "fat-tree", "--oversubscription", "7", "--policy",
+               "first-fit", "--quiet", "--format", "csv"});
+  ASSERT_EQ(csv.code, 0) << csv.err;
+  ParsedCsv p;
+  ASSERT_TRUE(parse_csv(csv.out, p)) << csv.out;
+  ASSERT_FALSE(p.comments.empty()) << csv.out;
+  bool tiers = false;
+  for (const auto& c : p.comments) tiers = tiers || c.find("tiers") != std::string::npos;
+  EXPECT_TRUE(tiers) << csv.out;
+  EXPECT_GT(p.records.size(), 1u);
+}
+
 TEST(CsvOutput, CollectiveWarningsAndNotesComeFirstAsCommentLines) {
   const auto csv = run_cli(with(kCappedPcie, {"--format", "csv"}));
   const auto json = run_cli(with(kCappedPcie, {"--format", "json"}));

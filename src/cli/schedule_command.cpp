@@ -7,7 +7,9 @@
 
 #include "cli/number_options.hpp"
 #include "cli/output_files.hpp"
+#include "core/csv.hpp"
 #include "core/error.hpp"
+#include "core/messages.hpp"
 #include "report/schedule_report.hpp"
 #include "sched/autoscale.hpp"
 #include "sched/fill_experiment.hpp"
@@ -346,7 +348,13 @@ std::string ScheduleOptions::run() const {
     if (do_fill) j["fill"] = report::fill_json(in, curves, fo.repeats);
     return j.dump(2) + "\n";
   }
-  if (format == "csv") return do_replay ? report::schedule_csv(results, t.jobs) : report::fill_csv(curves);
+  if (format == "csv") {
+    // The notes and warnings (the cluster's, the trace's) as `#` lines before the header, as every
+    // CSV output carries them: pandas.read_csv(..., comment='#') reads past them.
+    Messages m;
+    for (const auto& n : in.notes) m.add(n);
+    return csv_comment_lines(m) + (do_replay ? report::schedule_csv(results, t.jobs) : report::fill_csv(curves));
+  }
   std::string out = do_replay ? report::schedule_text(in, results, t.jobs) : "";
   if (do_fill) out += report::fill_text(in, curves, fo.repeats, !do_replay);
   if (!timeline.empty()) out += do_replay ? "timeline: " + timeline + "\n" : "timeline: not written (no replay)\n";
