@@ -60,16 +60,6 @@ const Job& job(const ImportedTrace& t, const std::string& name) {
   return t.jobs.front();
 }
 
-InputError error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "no InputError";
-  return InputError({}, "", "");
-}
-
 const std::string kHeader = "JobID|JobName|Submit|Start|End|Elapsed|State|AllocTRES|ReqTRES|NNodes|QOS\n";
 
 TEST(IsoTime, ReadsSacctAndRfc3339Stamps) {
@@ -106,7 +96,11 @@ TEST(SlurmTres, UntypedTotalWinsOverTypedCounts) {
   EXPECT_EQ(parse_gres("nvme:720,gpu:a100:2", {}, "ReqGRES").gpu_type, "a100");
   EXPECT_EQ(parse_gres("(null)", {}, "AllocGRES").gpus, 0);
   for (const char* bad : {"cpu=8,gres/gpu", "gres/gpu=two", "mem=lots", "gres/gpu=-1", "=4"})
-    EXPECT_EQ(error_of([&] { (void)parse_tres(bad, {"f", 3, 0}, "AllocTRES"); }).field(), "AllocTRES") << bad;
+    EXPECT_EQ(test::thrown_input_error([&] {
+                (void)parse_tres(bad, {"f", 3, 0}, "AllocTRES");
+              }).field(),
+              "AllocTRES")
+        << bad;
 }
 
 TEST(SacctImport, FoxSampleKeepsTheGpuJobsThatRan) {
@@ -173,36 +167,38 @@ TEST(SacctImport, StepsStatesNodesAndGres) {
 }
 
 TEST(SacctImport, BadInputNamesTheLineAndTheColumn) {
-  const auto missing = error_of([] { (void)import_sacct("JobID|Start|State|AllocTRES|Elapsed\n1|x|y|z|w\n", "f"); });
+  const auto missing =
+      test::thrown_input_error([] { (void)import_sacct("JobID|Start|State|AllocTRES|Elapsed\n1|x|y|z|w\n", "f"); });
   EXPECT_EQ(missing.field(), "Submit");
   EXPECT_EQ(missing.where().line, 1);
   EXPECT_NE(missing.valid().find(kSacctCommand), std::string::npos);
   const std::string good =
       "1|a|2025-01-01T00:00:00|2025-01-01T00:01:00|2025-01-01T00:02:00|00:01:00|COMPLETED|gres/gpu=1||1|normal\n";
-  const auto time = error_of([&] {
+  const auto time = test::thrown_input_error([&] {
     (void)import_sacct(kHeader + good + "2|a|2025-13-01T00:00:00|2025-01-01T00:01:00|||COMPLETED|gres/gpu=1||1|\n",
                        "f");
   });
   EXPECT_EQ(time.field(), "Submit");
   EXPECT_EQ(time.where().line, 3);
-  const auto tres = error_of([&] {
+  const auto tres = test::thrown_input_error([&] {
     (void)import_sacct(
         kHeader + "2|a|2025-01-01T00:00:00|2025-01-01T00:01:00||00:01:00|COMPLETED|cpu=2,gres/gpu=x||1|\n", "f");
   });
   EXPECT_EQ(tres.field(), "AllocTRES");
   EXPECT_EQ(tres.where().line, 2);
-  const auto elapsed = error_of([&] {
+  const auto elapsed = test::thrown_input_error([&] {
     (void)import_sacct(kHeader + "2|a|2025-01-01T00:00:00|2025-01-01T00:01:00||1:99:00|COMPLETED|gres/gpu=1||1|\n",
                        "f");
   });
   EXPECT_EQ(elapsed.field(), "Elapsed");
-  EXPECT_EQ(error_of([&] { (void)import_sacct(kHeader + "2|a|b\n", "f"); }).field(), "row");
-  EXPECT_EQ(error_of([&] { (void)import_sacct(good, "f"); }).field(), "header");  // sacct --noheader
-  EXPECT_EQ(error_of([&] {
+  EXPECT_EQ(test::thrown_input_error([&] { (void)import_sacct(kHeader + "2|a|b\n", "f"); }).field(), "row");
+  EXPECT_EQ(test::thrown_input_error([&] { (void)import_sacct(good, "f"); }).field(), "header");  // sacct --noheader
+  EXPECT_EQ(test::thrown_input_error([&] {
               (void)import_sacct(kHeader + "2|a|2025-01-01T00:00:00|Unknown||00:00:00|PENDING|gres/gpu=1||1|\n", "f");
             }).field(),
             "rows");
-  EXPECT_EQ(error_of([&] { (void)import_sacct(std::string("JobID|Submit\n1|\0\n", 16), "f"); }).field(), "row");
+  EXPECT_EQ(test::thrown_input_error([&] { (void)import_sacct(std::string("JobID|Submit\n1|\0\n", 16), "f"); }).field(),
+            "row");
 }
 
 TEST(SacctImport, RepeatedIdsAndOversizedJobs) {
@@ -214,13 +210,13 @@ TEST(SacctImport, RepeatedIdsAndOversizedJobs) {
   EXPECT_EQ(t.jobs[1].name, "7#3");
   EXPECT_EQ(t.jobs[2].name, "7#2");
   expect_schedule_reads(t);
-  const auto cpus = error_of([&] {
+  const auto cpus = test::thrown_input_error([&] {
     (void)import_sacct(
         kHeader + "8|a|2025-01-01T00:00:00|2025-01-01T00:01:00||00:01:00|COMPLETED|cpu=999999999,gres/gpu=1||1|\n",
         "f");
   });
   EXPECT_EQ(cpus.field(), "AllocTRES");
-  const auto span = error_of([&] {
+  const auto span = test::thrown_input_error([&] {
     (void)import_sacct(
         kHeader + "8" + row + "9|a|9999-01-01T00:00:00|9999-01-01T00:01:00||00:01:00|COMPLETED|gres/gpu=1||1|\n", "f");
   });
@@ -252,11 +248,14 @@ TEST(K8sPodsImport, SyntheticSampleKeepsTheGpuPodsThatRan) {
 }
 
 TEST(K8sPodsImport, BadInputNamesTheLineAndTheField) {
-  const auto syntax = error_of([] { (void)import_k8s_pods("{\n  \"kind\": \"List\",\n  \"items\": [,]\n}\n", "p"); });
+  const auto syntax =
+      test::thrown_input_error([] { (void)import_k8s_pods("{\n  \"kind\": \"List\",\n  \"items\": [,]\n}\n", "p"); });
   EXPECT_EQ(syntax.where().line, 3);
-  EXPECT_EQ(error_of([] { (void)import_k8s_pods(R"({"kind": "Pod", "metadata": {}})", "p"); }).field(), "kind");
-  EXPECT_EQ(error_of([] { (void)import_k8s_pods(R"([1, 2])", "p"); }).field(), "kind");
-  EXPECT_EQ(error_of([] { (void)import_k8s_pods(R"({"kind": "List", "items": {}})", "p"); }).field(), "items");
+  EXPECT_EQ(test::thrown_input_error([] { (void)import_k8s_pods(R"({"kind": "Pod", "metadata": {}})", "p"); }).field(),
+            "kind");
+  EXPECT_EQ(test::thrown_input_error([] { (void)import_k8s_pods(R"([1, 2])", "p"); }).field(), "kind");
+  EXPECT_EQ(test::thrown_input_error([] { (void)import_k8s_pods(R"({"kind": "List", "items": {}})", "p"); }).field(),
+            "items");
   const std::string pod_list =
       "{\"kind\": \"List\", \"items\": [\n"
       "  {\"kind\": \"Pod\", \"metadata\": {\"name\": \"a\", \"creationTimestamp\": \"2025-01-01T00:00:00Z\"},\n"
@@ -268,20 +267,20 @@ TEST(K8sPodsImport, BadInputNamesTheLineAndTheField) {
       "   \"status\": {\"startTime\": \"2025-01-01T00:00:01Z\", \"containerStatuses\": [{\"state\": {\"terminated\": "
       "{\"finishedAt\": \"2025-01-01T00:01:01Z\"}}}]}}\n"
       "]}\n";
-  const auto stamp = error_of([&] { (void)import_k8s_pods(pod_list, "p"); });
+  const auto stamp = test::thrown_input_error([&] { (void)import_k8s_pods(pod_list, "p"); });
   EXPECT_EQ(stamp.field(), "items[1].metadata.creationTimestamp");
   EXPECT_EQ(stamp.where().line, 5);
   std::string quantity = pod_list;
   quantity.replace(quantity.find("\"1\""), 3, "\"one\"");
-  const auto q = error_of([&] { (void)import_k8s_pods(quantity, "p"); });
+  const auto q = test::thrown_input_error([&] { (void)import_k8s_pods(quantity, "p"); });
   EXPECT_EQ(q.field(), "items[0].spec.containers[0].resources.limits.nvidia.com/gpu");
   EXPECT_EQ(q.where().line, 2);
   std::string upper = pod_list;
   upper.replace(upper.find("\"name\": \"b\""), 11, "\"name\": \"B b\"");
-  EXPECT_EQ(error_of([&] { (void)import_k8s_pods(upper, "p"); }).field(), "items[1].metadata.name");
+  EXPECT_EQ(test::thrown_input_error([&] { (void)import_k8s_pods(upper, "p"); }).field(), "items[1].metadata.name");
   std::string node = pod_list;
   node.replace(node.find("\"Pod\""), 5, "\"Node\"");
-  EXPECT_EQ(error_of([&] { (void)import_k8s_pods(node, "p"); }).field(), "items[0].kind");
+  EXPECT_EQ(test::thrown_input_error([&] { (void)import_k8s_pods(node, "p"); }).field(), "items[0].kind");
 }
 
 std::string catalog_gpu(const std::string& product) { return probe::gpu_model_for_name(product); }
@@ -297,7 +296,8 @@ TEST(K8sNodesImport, SamplesBecomeANodeListScheduleReads) {
   ASSERT_EQ(a16.report.warnings.size(), 1u);
   EXPECT_NE(a16.report.warnings[0].find("NVIDIA-A16-4Q"), std::string::npos);
 
-  const auto aks = error_of([] { (void)import_k8s_nodes(sample("k8s_nodes_edgexr_aks.json"), "aks", catalog_gpu); });
+  const auto aks =
+      test::thrown_input_error([] { (void)import_k8s_nodes(sample("k8s_nodes_edgexr_aks.json"), "aks", catalog_gpu); });
   EXPECT_NE(std::string(aks.what()).find("3 nodes without NVIDIA GPUs"), std::string::npos);
 
   const auto s = import_k8s_nodes(sample("k8s_nodes_synthetic.json"), "synthetic", catalog_gpu);
@@ -334,7 +334,7 @@ TEST(K8sNodesImport, DevicesOverReplicasWithoutACountLabel) {
   EXPECT_EQ(r.nodes[0].gpus.size(), 2u);
   EXPECT_EQ(r.nodes[0].model, "l4");
   EXPECT_EQ(r.nodes[0].memory_mib, 32768);
-  const auto bad = error_of([&] {
+  const auto bad = test::thrown_input_error([&] {
     std::string t = text;
     t.replace(t.find("\"32Gi\""), 6, "\"lots\"");
     (void)import_k8s_nodes(t, "n", catalog_gpu);

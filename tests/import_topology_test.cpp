@@ -8,6 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "core/yaml_fields.hpp"
+#include "test_support.hpp"
 #include "topo/cluster_loader.hpp"
 #include "topo/import/nccl_topo_xml.hpp"
 #include "topo/import/topo_matrix_text.hpp"
@@ -214,20 +215,8 @@ TEST(ImportTopoMatrix, DefaultsAreWarnedAndWrittenAsComments) {
   EXPECT_NE(c.yaml.find("gpu: h100-sxm5  # topo -m does not name the GPU"), std::string::npos);
 }
 
-// Bad input names the file and the line.
-template <typename F>
-InputError error_of(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "no InputError";
-  return InputError({}, "", "");
-}
-
 TEST(ImportBadInput, MalformedXmlNamesItsLine) {
-  const auto e = error_of([] {
+  const auto e = test::thrown_input_error([] {
     (void)import::read_nccl_topo("<system version=\"1\">\n  <cpu numaid=\"0\">\n    <pci busid=\"x\"\n</system>\n",
                                  "bad.xml", import_catalog());
   });
@@ -237,12 +226,12 @@ TEST(ImportBadInput, MalformedXmlNamesItsLine) {
 }
 
 TEST(ImportBadInput, NoGpusAndUnknownClass) {
-  const auto none = error_of([] {
+  const auto none = test::thrown_input_error([] {
     (void)import::read_nccl_topo("<system version=\"1\">\n<cpu numaid=\"0\"/>\n</system>\n", "none.xml",
                                  import_catalog());
   });
   EXPECT_EQ(none.field(), "gpu");
-  const auto cls = error_of([] {
+  const auto cls = test::thrown_input_error([] {
     (void)import::read_nccl_topo(
         "<system version=\"1\">\n<cpu numaid=\"0\">\n<pci busid=\"0000:01:00.0\" class=\"0x010802\"/>\n</cpu>\n"
         "</system>\n",
@@ -255,17 +244,17 @@ TEST(ImportBadInput, NoGpusAndUnknownClass) {
 
 TEST(ImportBadInput, TruncatedMatrixAndShortRow) {
   const std::string head = "        GPU0    GPU1    NIC0    CPU Affinity    NUMA Affinity\n";
-  const auto truncated = error_of([&] {
+  const auto truncated = test::thrown_input_error([&] {
     (void)import::read_topo_matrix(head + "GPU0     X      NV12    PIX     0-7     0\n", "t.txt", import_catalog());
   });
   EXPECT_NE(truncated.problem().find("truncated"), std::string::npos);
-  const auto short_row = error_of([&] {
+  const auto short_row = test::thrown_input_error([&] {
     (void)import::read_topo_matrix(head + "GPU0     X      NV12\nGPU1    NV12     X      PIX   0-7  0\n", "s.txt",
                                    import_catalog());
   });
   EXPECT_EQ(short_row.where().line, 2);
   EXPECT_EQ(short_row.field(), "GPU0");
-  const auto entry = error_of([&] {
+  const auto entry = test::thrown_input_error([&] {
     (void)import::read_topo_matrix(head + "GPU0     X      NVX     PIX     0-7     0\n", "e.txt", import_catalog());
   });
   EXPECT_EQ(entry.where().line, 2);

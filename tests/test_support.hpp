@@ -84,4 +84,16 @@ std::string input_error(F&& f) {
   return {};
 }
 
+// The same, returning the InputError itself, for tests of its file, line and field.
+template <typename F>
+InputError thrown_input_error(F&& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "expected an InputError";
+  return InputError({}, "", "");
+}
+
 }  // namespace gf::test
